@@ -1,0 +1,26 @@
+// The subcommands of graphscope: one row each (name, description, the
+// function that declares its options on a CLI11 subcommand and returns the
+// handler to run). main.cc walks this table; it holds no command logic.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace graphscope::cli {
+
+/// Runs a parsed subcommand; returns the process exit code.
+using Handler = std::function<int()>;
+
+struct Command {
+  const char* name;
+  const char* description;
+  Handler (*declare)(CLI::App& sub);
+};
+
+const std::vector<Command>& commands();
+
+Handler declare_dump(CLI::App& sub);
+
+}  // namespace graphscope::cli

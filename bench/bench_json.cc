@@ -1,0 +1,78 @@
+// JSON write and read of a 100k-node graph document (target: each under
+// 0.5 s on the 2-core development machine). The graph has the shape of the
+// recorded 100k-node benchmark graph: chained blocks of fork, four branches
+// and join, kernels with launch geometry and ids, a memset every 50 blocks.
+//
+//   bench_json [NODES] [REPEATS]
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "bench_util.h"
+#include "inspect/json_reader.h"
+#include "inspect/json_writer.h"
+#include "inspect/validate.h"
+
+using namespace graphscope;
+
+static GraphDocument make_graph(uint32_t n) {
+  GraphDocument doc;
+  doc.exec_graph_id = 38;
+  doc.root.graph_id = 37;
+  doc.source_format = "graphscope";
+  doc.root.nodes.resize(n);
+  const char* names[] = {"_Z5scalePfif", "_Z3addPfPKfi"};
+  for (uint32_t i = 0; i < n; ++i) {
+    Node& x = doc.root.nodes[i];
+    x.index = x.node_id = i;
+    x.graph_id = 38;
+    x.tools_id = (uint64_t(38) << 32) | i;
+    x.template_tools_id = (uint64_t(37) << 32) | i;
+    x.handle = 0x5636D1F54988ull + 0x768ull * i;
+    uint32_t pos = i % 6, block = i / 6;
+    if (pos == 4 && block % 50 == 49) {
+      x.type = NodeType::memset;
+      x.memset = MemsetInfo{0, 4, 1024, 1, 4096, 0x7EFF07E80000ull};
+    } else {
+      x.type = NodeType::kernel;
+      x.kernel_name = names[pos % 2];
+      KernelInfo k;
+      k.demangled = pos % 2 ? "add(float*, float const*, int)" : "scale(float*, int, float)";
+      k.grid = {256u / (pos + 1), 1, 1};
+      k.block = {256, 1, 1};
+      k.function_handle = 0x5636D1F32080ull;
+      x.kernel = k;
+    }
+    if (i == 0) continue;
+    if (pos == 0) x.dependencies.push_back({i - 1});
+    else if (pos < 5) x.dependencies.push_back({i - pos});
+    else
+      for (uint32_t b = 1; b <= 4; ++b) x.dependencies.push_back({i - 5 + b});
+  }
+  link_dependents(doc.root);
+  return doc;
+}
+
+int main(int argc, char** argv) {
+  uint32_t n = argc > 1 ? uint32_t(std::atoi(argv[1])) : 100000;
+  int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+  GraphDocument doc = make_graph(n);
+  validate_graph(doc, "bench");
+  std::string text;
+  std::vector<double> w, r, rv;
+  for (int i = 0; i < reps; ++i) w.push_back(bench::time_ms([&] { text = write_graph_json(doc); }));
+  for (int i = 0; i < reps; ++i) {
+    GraphDocument back;
+    r.push_back(bench::time_ms([&] { back = read_graph_json(text, "bench"); }));
+    rv.push_back(bench::time_ms([&] { validate_graph(back, "bench"); }));
+    if (back.root.nodes.size() != n) return 1;
+  }
+  auto sw = bench::stats(w), sr = bench::stats(r), sv = bench::stats(rv);
+  std::printf("json: %u nodes, %.1f MB\n", n, text.size() / 1e6);
+  std::printf("%-22s %10s %10s %10s\n", "step", "best ms", "median ms", "target ms");
+  std::printf("%-22s %10.1f %10.1f %10d\n", "write_graph_json", sw.best, sw.median, 500);
+  std::printf("%-22s %10.1f %10.1f %10d\n", "read_graph_json", sr.best, sr.median, 500);
+  std::printf("%-22s %10.1f %10.1f %10s\n", "  + validate_graph", sv.best, sv.median, "");
+  std::printf("%-22s %10.1f %10.1f %10d\n", "read + validate", sr.best + sv.best, sr.median + sv.median, 500);
+  return 0;
+}

@@ -1,0 +1,24 @@
+// graphscope's own pictures: DOT through Graphviz cgraph, SVG through gvc.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "graph.h"
+
+namespace graphscope {
+
+/// Graphs larger than this are refused for SVG layout unless asked for:
+/// dot's layout time grows much faster than linearly.
+inline constexpr size_t kDefaultSvgMaxNodes = 5000;
+
+/// DOT text, valid for `dot`: short demangled kernel names with launch
+/// geometry, a colour and shape per node type, a style per edge type,
+/// child graphs and conditional bodies as clusters.
+std::string write_dot(const GraphDocument& doc);
+
+/// The same picture laid out by dot and rendered to SVG by gvc. Throws
+/// Error(usage) when the graph has more than max_nodes nodes.
+std::string render_svg(const GraphDocument& doc, size_t max_nodes = kDefaultSvgMaxNodes);
+
+}  // namespace graphscope

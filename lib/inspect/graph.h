@@ -1,0 +1,167 @@
+// The backend-neutral model of a CUDA graph: what graphscope reads, writes,
+// checks and compares. Plain data; no CUDA or CUPTI header is ever included in
+// lib/inspect. lib/capture fills these types from a live cudaGraph_t.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace graphscope {
+
+/// Node types, spelled as in PyTorch's get_graph_data() "node_type".
+enum class NodeType : uint8_t {
+  kernel,
+  memcpy,
+  memset,
+  host,
+  child_graph,
+  empty,
+  wait_event,
+  event_record,
+  ext_semas_signal,
+  ext_semas_wait,
+  mem_alloc,
+  mem_free,
+  conditional,
+  batch_mem_op,
+  unknown,  // a type this version does not know (kept, never dropped)
+};
+inline constexpr int kNodeTypeCount = static_cast<int>(NodeType::unknown) + 1;
+
+/// The JSON spelling of a node type ("kernel", "child_graph", ...).
+std::string_view to_string(NodeType t);
+/// Parses the JSON spelling; false when the string names no type.
+bool parse_node_type(std::string_view s, NodeType* out);
+
+/// Edge types of cudaGraphEdgeData: a default (full completion) dependency, a
+/// programmatic one (kernel port 1, cudaGridDependencySynchronize) or one
+/// triggered at launch completion (kernel port 2).
+enum class EdgeType : uint8_t { standard, programmatic, launch_completion };
+std::string_view to_string(EdgeType t);
+bool parse_edge_type(std::string_view s, EdgeType* out);
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  friend bool operator==(const Dim3& a, const Dim3& b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  }
+  friend bool operator!=(const Dim3& a, const Dim3& b) { return !(a == b); }
+};
+
+/// Launch of a kernel node.
+struct KernelInfo {
+  std::string demangled;  // demangled name; empty when unknown
+  bool geometry_known = true;  // false: grid, block and shared memory unknown
+                               // (a default-flags cudaGraphDebugDotPrint)
+  Dim3 grid, block;
+  std::optional<Dim3> cluster;
+  uint32_t shared_mem_bytes = 0;
+  std::optional<uint64_t> function_handle;
+};
+
+/// A memcpy node. kind is "HtoD", "DtoH", "DtoD", "HtoH" or "default".
+struct MemcpyInfo {
+  std::string kind;
+  uint64_t bytes = 0;  // width * height * depth of the copied extent
+  std::optional<uint64_t> src, dst;
+};
+
+/// A memset node. bytes = element_size * width * height.
+struct MemsetInfo {
+  uint64_t value = 0;
+  uint32_t element_size = 1;
+  uint64_t width = 0, height = 1;
+  uint64_t bytes = 0;
+  std::optional<uint64_t> dst;
+};
+
+struct HostInfo {
+  std::string symbol;  // dladdr name of the host function, when known
+  std::optional<uint64_t> fn, user_data;
+};
+
+struct MemAllocInfo {
+  uint64_t bytes = 0;
+  std::optional<uint64_t> dptr;
+};
+
+struct Graph;
+
+/// A dependency of a node: the index of the upstream node (in the same
+/// graph) and the edge data.
+struct Dependency {
+  uint32_t from = 0;
+  EdgeType type = EdgeType::standard;
+  uint8_t from_port = 0, to_port = 0;
+  friend bool operator==(const Dependency& a, const Dependency& b) {
+    return a.from == b.from && a.type == b.type && a.from_port == b.from_port &&
+           a.to_port == b.to_port;
+  }
+};
+
+struct Node {
+  uint32_t index = 0;  // position in Graph::nodes
+  NodeType type = NodeType::unknown;
+  std::string type_spelling;  // the original spelling when type == unknown
+  // Ids as PyTorch's get_graph_data writes them: tools_id is
+  // (graph_id << 32) | node_id, where graph_id is the exec graph id once the
+  // graph was instantiated, else the template graph id. Nodes of nested
+  // graphs (child graphs, conditional bodies) are renumbered when the exec
+  // graph inlines them, so they carry no tools_id, only template ids.
+  std::optional<uint64_t> tools_id;
+  std::optional<uint32_t> graph_id;
+  uint32_t node_id = 0;  // local id within its (template) graph
+  std::optional<uint64_t> template_tools_id;
+  std::string kernel_name;  // mangled, as cudaFuncGetName returns it
+  uint64_t event_ptr = 0;
+  std::optional<uint64_t> handle;  // cudaGraphNode_t, when known
+  std::vector<Dependency> dependencies;
+  std::vector<uint32_t> dependents;
+  std::optional<KernelInfo> kernel;
+  std::optional<MemcpyInfo> memcpy;
+  std::optional<MemsetInfo> memset;
+  std::optional<HostInfo> host;
+  std::optional<MemAllocInfo> mem_alloc;
+  std::optional<uint64_t> mem_free_dptr;
+  // Conditional nodes: "if", "while" or "switch", the handle, and one body
+  // per branch in `bodies`. Child graph nodes: exactly one body.
+  std::string conditional_type;
+  std::optional<uint64_t> conditional_handle;
+  std::vector<Graph> bodies;
+};
+
+struct Graph {
+  std::optional<uint32_t> graph_id;  // template graph id (CUPTI), when known
+  std::vector<Node> nodes;
+};
+
+struct DeviceInfo {
+  std::string name;
+  std::optional<int> driver_version, runtime_version;
+  std::optional<int> cc_major, cc_minor;
+};
+
+/// One graph document: the root graph plus what is known about where it came
+/// from. Extensions beyond PyTorch's dict are optional.
+struct GraphDocument {
+  std::optional<uint32_t> exec_graph_id;  // null when never instantiated
+  Graph root;
+  std::string name;           // workload graph name, when several
+  std::string source_format;  // "graphscope", "pytorch", "nvidia-dot"
+  std::optional<DeviceInfo> device;
+  // Free-form extras read from or written to JSON (timings, memory, ...),
+  // kept as serialized JSON text so the model stays plain.
+  std::vector<std::pair<std::string, std::string>> extra_json;
+};
+
+/// Fills every node's `dependents` from the `dependencies` lists (sorted,
+/// in index order), recursively.
+void link_dependents(Graph& g);
+
+/// Counts nodes of g and all nested bodies.
+size_t total_nodes(const Graph& g);
+
+}  // namespace graphscope

@@ -1,0 +1,387 @@
+#include "json_tape.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "error.h"
+#include "json_writer.h"
+
+namespace graphscope {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(char(cp));
+  } else if (cp < 0x800) {
+    out.push_back(char(0xC0 | (cp >> 6)));
+    out.push_back(char(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(char(0xE0 | (cp >> 12)));
+    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(char(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(char(0xF0 | (cp >> 18)));
+    out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(char(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Length of a valid UTF-8 sequence at p (lead byte >= 0x80), 0 if invalid.
+size_t utf8_sequence(const char* p, const char* end) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(p[k]); };
+  unsigned char c = b(0);
+  size_t n;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4;
+  else return 0;
+  if (size_t(end - p) < n) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((b(k) & 0xC0) != 0x80) return 0;
+  if (c == 0xE0 && b(1) < 0xA0) return 0;  // overlong
+  if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogate
+  if (c == 0xF0 && b(1) < 0x90) return 0;  // overlong
+  if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
+  return n;
+}
+
+}  // namespace
+
+// A strict RFC 8259 parser writing straight into the tape. Iterative (an
+// explicit stack of open containers), so hostile nesting cannot overflow
+// the C++ stack; max_depth bounds it anyway.
+struct TapeBuilder {
+  JsonTape& t;
+  std::string_view text;
+  const std::string& origin;
+  int max_depth;
+  const char* p;
+  const char* end;
+  std::vector<uint32_t> scratch;                    // children of open containers
+  std::vector<std::pair<uint32_t, uint32_t>> open;  // (value index, scratch start)
+  std::string buf;
+
+  [[noreturn]] void fail(const char* at, const std::string& why) {
+    size_t line = 1, col = 1;
+    for (const char* q = text.data(); q < at && q < end; ++q) {
+      if (*q == '\n') ++line, col = 1;
+      else ++col;
+    }
+    throw_input(origin, "line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + why);
+  }
+
+  uint32_t add(const JsonTape::Value& v) {
+    if (t.values_.size() >= UINT32_MAX - 1) fail(p, "too many values");
+    t.values_.push_back(v);
+    return uint32_t(t.values_.size() - 1);
+  }
+  void place(uint32_t v) {
+    if (open.empty()) t.root_ = v;
+    else scratch.push_back(v);
+  }
+  void skip_space() {
+    while (p < end && is_space(*p)) ++p;
+  }
+
+  uint32_t string() {
+    const char* start = p;  // at the opening quote
+    ++p;
+    const char* run = p;
+    size_t off = t.arena_.size();
+    for (;;) {
+      // Fast scan of plain ASCII.
+      while (p < end && static_cast<unsigned char>(*p) >= 0x20 && *p != '"' && *p != '\\' &&
+             static_cast<unsigned char>(*p) < 0x80)
+        ++p;
+      if (p == end) fail(start, "unterminated string");
+      unsigned char c = static_cast<unsigned char>(*p);
+      if (c == '"') break;
+      if (c < 0x20) fail(p, "control character in string");
+      if (c >= 0x80) {
+        size_t n = utf8_sequence(p, end);
+        if (!n) fail(p, "invalid UTF-8 in string");
+        p += n;
+        continue;
+      }
+      // A backslash escape.
+      t.arena_.append(run, p);
+      ++p;
+      if (p == end) fail(start, "unterminated string");
+      switch (*p) {
+        case '"': t.arena_.push_back('"'); break;
+        case '\\': t.arena_.push_back('\\'); break;
+        case '/': t.arena_.push_back('/'); break;
+        case 'b': t.arena_.push_back('\b'); break;
+        case 'f': t.arena_.push_back('\f'); break;
+        case 'n': t.arena_.push_back('\n'); break;
+        case 'r': t.arena_.push_back('\r'); break;
+        case 't': t.arena_.push_back('\t'); break;
+        case 'u': {
+          auto hex4 = [&](const char* q) -> int32_t {
+            if (end - q < 4) return -1;
+            int32_t v = 0;
+            for (int k = 0; k < 4; ++k) {
+              int h = hex_value(q[k]);
+              if (h < 0) return -1;
+              v = v * 16 + h;
+            }
+            return v;
+          };
+          int32_t cp = hex4(p + 1);
+          if (cp < 0) fail(p, "bad \\u escape");
+          p += 4;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            int32_t lo = (end - p > 2 && p[1] == '\\' && p[2] == 'u') ? hex4(p + 3) : -1;
+            if (lo < 0xDC00 || lo > 0xDFFF) fail(p, "unpaired surrogate in \\u escape");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            p += 6;
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            fail(p, "unpaired surrogate in \\u escape");
+          }
+          append_utf8(t.arena_, uint32_t(cp));
+          break;
+        }
+        default: fail(p, "bad escape in string");
+      }
+      run = ++p;
+    }
+    t.arena_.append(run, p);
+    ++p;  // closing quote
+    size_t len = t.arena_.size() - off;
+    if (t.arena_.size() >= UINT32_MAX) fail(start, "strings larger than 4 GiB in all");
+    JsonTape::Value v;
+    v.kind = JsonTape::Kind::string;
+    v.s.off = uint32_t(off);
+    v.s.len = uint32_t(len);
+    return add(v);
+  }
+
+  uint32_t number() {
+    const char* start = p;
+    bool neg = false, integral = true;
+    if (*p == '-') neg = true, ++p;
+    if (p == end || !is_digit(*p)) fail(start, "bad number");
+    if (*p == '0') {
+      ++p;
+      if (p < end && is_digit(*p)) fail(start, "leading zero in number");
+    } else {
+      while (p < end && is_digit(*p)) ++p;
+    }
+    if (p < end && *p == '.') {
+      integral = false;
+      ++p;
+      if (p == end || !is_digit(*p)) fail(start, "bad number");
+      while (p < end && is_digit(*p)) ++p;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+      integral = false;
+      ++p;
+      if (p < end && (*p == '+' || *p == '-')) ++p;
+      if (p == end || !is_digit(*p)) fail(start, "bad number");
+      while (p < end && is_digit(*p)) ++p;
+    }
+    JsonTape::Value v;
+    if (integral) {
+      if (neg) {
+        int64_t x;
+        auto r = std::from_chars(start, p, x);
+        if (r.ec == std::errc() && r.ptr == p) {
+          v.kind = JsonTape::Kind::integer;
+          v.i = x;
+          return add(v);
+        }
+      } else {
+        uint64_t x;
+        auto r = std::from_chars(start, p, x);
+        if (r.ec == std::errc() && r.ptr == p) {
+          v.kind = JsonTape::Kind::unsigned_integer;
+          v.u = x;
+          return add(v);
+        }
+      }
+      // Out of 64-bit range: kept as a real number, as JSON readers do.
+    }
+    double d = 0;
+    auto r = std::from_chars(start, p, d);
+    if (r.ec == std::errc::result_out_of_range) {
+      // Underflow reads as zero; overflow is refused, as strict JSON readers do.
+      d = std::strtod(std::string(start, p).c_str(), nullptr);
+      if (std::isinf(d)) fail(start, "number out of range");
+      r.ec = std::errc();
+    }
+    if (r.ec != std::errc()) fail(start, "bad number");
+    if (r.ptr != p) fail(start, "bad number");
+    v.kind = JsonTape::Kind::real;
+    v.d = d;
+    return add(v);
+  }
+
+  void literal(const char* word, JsonTape::Kind kind, bool b) {
+    size_t n = std::strlen(word);
+    if (size_t(end - p) < n || std::memcmp(p, word, n) != 0) fail(p, "unexpected character");
+    p += n;
+    JsonTape::Value v;
+    v.kind = kind;
+    v.b = b;
+    place(add(v));
+  }
+
+  void close(bool object) {
+    auto [idx, start] = open.back();
+    open.pop_back();
+    auto& v = t.values_[idx];
+    size_t n = scratch.size() - start;
+    v.first = uint32_t(t.children_.size());
+    v.count = uint32_t(object ? n / 2 : n);
+    t.children_.insert(t.children_.end(), scratch.begin() + start, scratch.end());
+    scratch.resize(start);
+  }
+
+  void begin(JsonTape::Kind kind) {
+    if (int(open.size()) >= max_depth) fail(p, "nested deeper than " + std::to_string(max_depth) + " levels");
+    JsonTape::Value v;
+    v.kind = kind;
+    uint32_t idx = add(v);
+    place(idx);
+    open.emplace_back(idx, uint32_t(scratch.size()));
+    ++p;
+  }
+
+  bool in_object() const { return t.values_[open.back().first].kind == JsonTape::Kind::object; }
+
+  // Parses one value (scalars completely, containers only their opening).
+  void value() {
+    skip_space();
+    if (p == end) fail(p, "unexpected end of input");
+    switch (*p) {
+      case '{': begin(JsonTape::Kind::object); break;
+      case '[': begin(JsonTape::Kind::array); break;
+      case '"': place(string()); break;
+      case 't': literal("true", JsonTape::Kind::boolean, true); break;
+      case 'f': literal("false", JsonTape::Kind::boolean, false); break;
+      case 'n': literal("null", JsonTape::Kind::null, false); break;
+      default:
+        if (*p == '-' || is_digit(*p)) place(number());
+        else fail(p, "unexpected character");
+    }
+  }
+
+  void key() {
+    skip_space();
+    if (p == end) fail(p, "unexpected end of input");
+    if (*p != '"') fail(p, "expected a string key");
+    scratch.push_back(string());
+    skip_space();
+    if (p == end || *p != ':') fail(p, "expected ':' after key");
+    ++p;
+  }
+
+  void run() {
+    p = text.data();
+    end = p + text.size();
+    value();
+    while (!open.empty()) {
+      skip_space();
+      if (p == end) fail(p, "unexpected end of input");
+      bool object = in_object();
+      const auto& top = open.back();
+      bool empty = scratch.size() == top.second;
+      char close_char = object ? '}' : ']';
+      if (*p == close_char) {
+        ++p;
+        close(object);
+        continue;
+      }
+      if (!empty) {
+        if (*p != ',') fail(p, object ? "expected ',' or '}'" : "expected ',' or ']'");
+        ++p;
+      }
+      if (object) key();
+      value();
+    }
+    skip_space();
+    if (p != end) fail(p, "unexpected text after the JSON value");
+  }
+};
+
+JsonTape JsonTape::parse(std::string_view text, const std::string& origin, int max_depth) {
+  JsonTape t;
+  t.values_.reserve(text.size() / 10 + 16);
+  t.children_.reserve(text.size() / 10 + 16);
+  t.arena_.reserve(text.size() / 4 + 16);
+  TapeBuilder b{t, text, origin, max_depth, nullptr, nullptr, {}, {}, {}};
+  b.run();
+  return t;
+}
+
+uint32_t JsonTape::find(uint32_t v, std::string_view k) const {
+  const auto& x = values_[v];
+  for (uint32_t i = 0; i < x.count; ++i)
+    if (member_key(v, i) == k) return member_value(v, i);
+  return UINT32_MAX;
+}
+
+const char* JsonTape::kind_name(Kind k) {
+  switch (k) {
+    case Kind::null: return "null";
+    case Kind::boolean: return "a boolean";
+    case Kind::integer:
+    case Kind::unsigned_integer: return "an integer";
+    case Kind::real: return "a real number";
+    case Kind::string: return "a string";
+    case Kind::array: return "an array";
+    case Kind::object: return "an object";
+  }
+  return "?";
+}
+
+std::string JsonTape::to_json(uint32_t v) const {
+  JsonWriter w(0);
+  struct Rec {
+    const JsonTape& t;
+    JsonWriter& w;
+    void go(uint32_t v) {
+      const auto& x = t.at(v);
+      switch (x.kind) {
+        case Kind::null: w.null(); break;
+        case Kind::boolean: w.value(x.b); break;
+        case Kind::integer: w.value(x.i); break;
+        case Kind::unsigned_integer: w.value(x.u); break;
+        case Kind::real: w.value(x.d); break;
+        case Kind::string: w.value(t.str(v)); break;
+        case Kind::array:
+          w.begin_array();
+          for (uint32_t i = 0; i < x.count; ++i) go(t.element(v, i));
+          w.end_array();
+          break;
+        case Kind::object:
+          w.begin_object();
+          for (uint32_t i = 0; i < x.count; ++i) {
+            w.key(t.member_key(v, i));
+            go(t.member_value(v, i));
+          }
+          w.end_object();
+          break;
+      }
+    }
+  } rec{*this, w};
+  rec.go(v);  // depth is bounded by max_depth at parse time
+  std::string s = w.take();
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+}  // namespace graphscope

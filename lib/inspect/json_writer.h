@@ -1,0 +1,60 @@
+// Writer for "graphscope.graph/1" (a superset of PyTorch's get_graph_data()
+// dict) and a small streaming JSON writer shared by all of graphscope's
+// documents.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph.h"
+
+namespace graphscope {
+
+inline constexpr std::string_view kGraphSchema = "graphscope.graph/1";
+
+/// A streaming JSON writer into a string: no intermediate tree, keys written
+/// in call order. Pretty-prints objects one key per line up to `pretty_depth`
+/// levels of nesting, compactly below (so 100k-node documents stay readable
+/// one node per line, and small).
+class JsonWriter {
+ public:
+  explicit JsonWriter(int pretty_depth = 2) : pretty_depth_(pretty_depth) {}
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view k);
+  JsonWriter& value(std::string_view s);
+  JsonWriter& value(const char* s) { return value(std::string_view(s)); }
+  JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
+  JsonWriter& value(uint64_t v);
+  JsonWriter& value(int64_t v);
+  JsonWriter& value(uint32_t v) { return value(uint64_t(v)); }
+  JsonWriter& value(int v) { return value(int64_t(v)); }
+  JsonWriter& value(double v);
+  JsonWriter& value(bool v);
+  JsonWriter& null();
+  /// Inserts already-serialized JSON text as a value.
+  JsonWriter& raw(std::string_view json);
+  std::string take();
+  std::string& buffer() { return out_; }
+
+ private:
+  void before_value();
+  void newline();
+  JsonWriter& close(char bracket);
+  std::string out_;
+  std::vector<bool> first_;  // per open container: no element written yet
+  int pretty_depth_;
+  bool after_key_ = false;
+};
+
+/// Appends s as a quoted, escaped JSON string.
+void append_json_string(std::string& out, std::string_view s);
+
+/// Serializes a graph document as "graphscope.graph/1".
+std::string write_graph_json(const GraphDocument& doc);
+
+}  // namespace graphscope

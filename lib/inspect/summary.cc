@@ -1,0 +1,120 @@
+#include "summary.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <unordered_map>
+
+#include "demangle.h"
+#include "validate.h"
+
+namespace graphscope {
+namespace {
+
+struct Counts {
+  std::array<size_t, kNodeTypeCount> types{};
+  std::array<size_t, 3> edge_types{};
+  std::unordered_map<std::string_view, size_t> kernels;
+  size_t nodes = 0, edges = 0, nested = 0;
+};
+
+void count(const Graph& g, Counts& c) {
+  for (const auto& n : g.nodes) {
+    ++c.nodes;
+    ++c.types[size_t(n.type)];
+    c.edges += n.dependencies.size();
+    for (const auto& d : n.dependencies) ++c.edge_types[size_t(d.type)];
+    if (n.type == NodeType::kernel) ++c.kernels[n.kernel_name];
+    c.nested += n.bodies.size();
+    for (const auto& b : n.bodies) count(b, c);
+  }
+}
+
+}  // namespace
+
+GraphSummary summarize(const GraphDocument& doc, size_t top) {
+  GraphSummary s;
+  Counts c;
+  count(doc.root, c);
+  s.nodes = c.nodes;
+  s.top_nodes = doc.root.nodes.size();
+  s.edges = c.edges;
+  s.nested_graphs = c.nested;
+  for (int t = 0; t < kNodeTypeCount; ++t)
+    if (c.types[t]) s.by_type.emplace_back(std::string(to_string(NodeType(t))), c.types[t]);
+  for (int t = 1; t < 3; ++t)
+    if (c.edge_types[t]) s.edge_types.emplace_back(std::string(to_string(EdgeType(t))), c.edge_types[t]);
+  for (const auto& [name, n] : c.kernels) s.top_kernels.emplace_back(std::string(name), n);
+  std::sort(s.top_kernels.begin(), s.top_kernels.end(),
+            [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  if (s.top_kernels.size() > top) s.top_kernels.resize(top);
+
+  // Levels of the root graph: a node's level is the number of nodes on the
+  // longest path from a root to it, so depth is the longest path.
+  const auto& nodes = doc.root.nodes;
+  std::vector<uint32_t> order = topological_order(doc.root, "nodes", "graph");
+  std::vector<uint32_t> level(nodes.size(), 0);
+  for (uint32_t i : order) {
+    uint32_t l = 1;
+    for (const auto& d : nodes[i].dependencies) l = std::max(l, level[d.from] + 1);
+    level[i] = l;
+    s.depth = std::max<size_t>(s.depth, l);
+  }
+  std::vector<size_t> per_level(s.depth + 1, 0);
+  for (uint32_t l : level) ++per_level[l];
+  for (size_t l = 1; l < per_level.size(); ++l)
+    if (per_level[l] > s.width) s.width = per_level[l], s.width_level = l;
+  for (const auto& n : nodes) {
+    s.roots += n.dependencies.empty();
+    s.leaves += n.dependents.empty();
+  }
+  return s;
+}
+
+std::string format_summary(const GraphDocument& doc, const GraphSummary& s, const std::string& origin) {
+  std::string out;
+  char buf[512];
+  auto line = [&](const char* key, const std::string& value) {
+    std::snprintf(buf, sizeof buf, "%-14s %s\n", key, value.c_str());
+    out += buf;
+  };
+  auto id = [](const std::optional<uint32_t>& v) { return v ? std::to_string(*v) : std::string("-"); };
+  std::string what = origin;
+  if (!doc.source_format.empty()) what += " (" + doc.source_format + ")";
+  line("graph", what);
+  if (!doc.name.empty()) line("name", doc.name);
+  if (doc.device) {
+    std::string d = doc.device->name;
+    if (doc.device->driver_version) d += ", driver API " + std::to_string(*doc.device->driver_version);
+    line("device", d);
+  }
+  line("ids", "exec graph " + id(doc.exec_graph_id) + ", template graph " + id(doc.root.graph_id));
+  std::string nodes = std::to_string(s.nodes);
+  if (s.nested_graphs)
+    nodes += " (" + std::to_string(s.top_nodes) + " in the root graph, " + std::to_string(s.nodes - s.top_nodes) +
+             " in " + std::to_string(s.nested_graphs) + " nested graph" + (s.nested_graphs == 1 ? "" : "s") + ")";
+  line("nodes", nodes);
+  std::string edges = std::to_string(s.edges);
+  for (const auto& [t, n] : s.edge_types) edges += ", " + std::to_string(n) + " " + t;
+  line("edges", edges);
+  line("depth", std::to_string(s.depth) + " (nodes on the longest path of the root graph)");
+  line("width", std::to_string(s.width) + (s.width ? " (at level " + std::to_string(s.width_level) + ")" : ""));
+  line("roots/leaves", std::to_string(s.roots) + " / " + std::to_string(s.leaves));
+  out += "\nnode types\n";
+  for (const auto& [t, n] : s.by_type) {
+    std::snprintf(buf, sizeof buf, "  %-18s %zu\n", t.c_str(), n);
+    out += buf;
+  }
+  if (!s.top_kernels.empty()) {
+    out += "\ntop kernels\n";
+    for (const auto& [name, n] : s.top_kernels) {
+      std::string shortn = short_kernel_name(name, 40);
+      std::string full = name.size() > 100 ? name.substr(0, 97) + "..." : name;
+      std::snprintf(buf, sizeof buf, "  %6zu  %-40s %s\n", n, shortn.c_str(), full.c_str());
+      out += buf;
+    }
+  }
+  return out;
+}
+
+}  // namespace graphscope

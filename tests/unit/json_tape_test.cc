@@ -1,0 +1,101 @@
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <random>
+
+#include "graph_builder.h"
+#include "inspect/error.h"
+#include "inspect/json_tape.h"
+#include "inspect/json_writer.h"
+
+using namespace graphscope;
+
+namespace {
+
+// What nlohmann (strict) thinks of the text: accepted, and as what value.
+bool reference_accepts(const std::string& text, nlohmann::json* out) {
+  try {
+    *out = nlohmann::json::parse(text);
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
+bool tape_accepts(const std::string& text, nlohmann::json* out) {
+  try {
+    JsonTape t = JsonTape::parse(text, "t");
+    *out = nlohmann::json::parse(t.to_json(t.root()));
+    return true;
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::bad_input);
+    return false;
+  }
+}
+
+void agree(const std::string& text) {
+  nlohmann::json a, b;
+  bool ra = reference_accepts(text, &a);
+  bool rb = tape_accepts(text, &b);
+  CAPTURE(text);
+  REQUIRE(ra == rb);
+  if (ra) CHECK(a == b);
+}
+
+}  // namespace
+
+TEST_CASE("the tape parser agrees with nlohmann on valid and invalid JSON") {
+  for (const char* s : {
+           "{}", "[]", "0", "-0", "1.5e3", "-12", "18446744073709551615", "18446744073709551616",
+           "-9223372036854775808", "-9223372036854775809", "1e400", "\"\\u00e9\\ud83d\\ude00\"", "\"\xC3\xA9\"",
+           "[1,2,[3,{\"a\":null,\"b\":true,\"c\":false}]]", "  {\"k\" : \"v\" }  ", "{\"a\":1,\"a\":2}",
+           "", " ", "{", "}", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "-", "+1", "1e", "tru", "nul", "[1 2]",
+           "{\"a\" 1}", "{1:2}", "\"\\x\"", "\"\\ud800\"", "\"\\udc00x\"", "\"a\nb\"", "\"\xFF\"",
+           "\"\xC0\xAF\"", "\"\xED\xA0\x80\"", "[1] 2", "[\"unterminated", "nan", "Infinity",
+       })
+    agree(s);
+}
+
+TEST_CASE("the tape parser agrees with nlohmann on mutated graph documents") {
+  std::string doc = write_graph_json(graphscope::test::fork_join());
+  std::mt19937 rng(12345);
+  const std::string alphabet = "{}[],:\"\\0123456789-+.eEtrufalsn \n\x01\xC3\xA9\xFF";
+  for (int i = 0; i < 3000; ++i) {
+    std::string m = doc;
+    int edits = 1 + int(rng() % 4);
+    for (int e = 0; e < edits && !m.empty(); ++e) {
+      size_t at = rng() % m.size();
+      switch (rng() % 3) {
+        case 0: m[at] = alphabet[rng() % alphabet.size()]; break;
+        case 1: m.erase(at, 1 + rng() % 8); break;
+        case 2: m.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+      }
+    }
+    agree(m);
+  }
+}
+
+TEST_CASE("errors give line and column") {
+  try {
+    JsonTape::parse("{\n  \"a\": [1,\n  2,, 3]}", "f.json");
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "f.json (line 3, column 5: unexpected character)");
+  }
+}
+
+TEST_CASE("nesting past the limit is refused") {
+  std::string deep(300, '[');
+  deep += std::string(300, ']');
+  CHECK_THROWS_AS(JsonTape::parse(deep, "d.json"), Error);
+  CHECK_NOTHROW(JsonTape::parse(deep, "d.json", 400));
+}
+
+TEST_CASE("object lookup finds members and reports absence") {
+  JsonTape t = JsonTape::parse(R"({"a": 1, "b": [true, "x"]})", "o");
+  uint32_t b = t.find(t.root(), "b");
+  REQUIRE(b != UINT32_MAX);
+  CHECK(t.at(b).count == 2);
+  CHECK(t.str(t.element(b, 1)) == "x");
+  CHECK(t.find(t.root(), "c") == UINT32_MAX);
+}
