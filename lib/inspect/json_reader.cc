@@ -13,6 +13,7 @@ namespace {
 
 using Kind = JsonTape::Kind;
 constexpr uint32_t kAbsent = UINT32_MAX;
+constexpr size_t kMaxStringBytes = size_t(1) << 20;
 
 // A JSON path built on the stack and turned into text only for a message
 // ("nodes[3].kernel.grid[1]"), so the happy path allocates nothing for it.
@@ -98,7 +99,10 @@ class Reader {
 
   std::string_view string(uint32_t v, const Path& path) const {
     if (t_.at(v).kind != Kind::string) wrong(v, path, "a string");
-    return t_.str(v);
+    std::string_view s = t_.str(v);
+    // No name or spelling in a graph comes near this; a longer one is hostile.
+    if (s.size() > kMaxStringBytes) fail(path, "string of " + std::to_string(s.size()) + " bytes (limit 1 MiB)");
+    return s;
   }
 
   uint64_t u64(uint32_t v, const Path& path) const {

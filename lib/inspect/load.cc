@@ -38,7 +38,11 @@ GraphDocument parse_graph(const std::string& text, const std::string& origin) {
   switch (detect_graph_format(text, origin)) {
     case GraphFormat::graphscope_json:
     case GraphFormat::pytorch_json: doc = read_graph_json(text, origin); break;
-    case GraphFormat::nvidia_dot: doc = read_nvidia_dot(text, origin); break;
+    case GraphFormat::nvidia_dot:
+      // cgraph reads C strings: a NUL would silently cut the graph short.
+      if (text.find('\0') != std::string::npos) throw_input(origin, "NUL byte in a DOT file");
+      doc = read_nvidia_dot(text, origin);
+      break;
   }
   validate_graph(doc, origin);
   return doc;

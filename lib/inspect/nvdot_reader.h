@@ -8,8 +8,9 @@
 
 namespace graphscope {
 
-/// Parses cudaGraphDebugDotPrint output. The first cluster is the root graph;
-/// clusters named by child-graph and conditional nodes become their bodies.
+/// Parses cudaGraphDebugDotPrint output. The root graph is the one cluster
+/// that no node names; clusters named by child-graph and conditional nodes
+/// become their bodies.
 /// Recovers node ids, types, kernel names, launch geometry and shared memory
 /// (verbose), memcpy/memset sizes, event/host handles (verbose) and edges.
 /// The DOT carries no exec graph id and no edge types: exec_graph_id stays

@@ -13,7 +13,11 @@ TEST_CASE("mangled kernel names demangle; plain names pass through") {
 
 TEST_CASE("short kernel names drop namespaces, templates and parameters") {
   CHECK(short_kernel_name("_Z5scalePfif") == "scale");
-  CHECK(short_kernel_name("_ZN2ns4fillIfEEvPT_iS1_") == "fill");
+  CHECK(short_kernel_name("_ZN2ns4fillIfEEvPT_iS1_") == "fill<float>");
+  CHECK(short_kernel_name("_ZN7cutlass7Kernel2I41cutlass_80_simt_sgemm_64x64_8x5_tn_align1EEvNT_6ParamsE", 100) ==
+        "Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>");
+  CHECK(short_kernel_name("_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_"
+                          "norm_kernelIffEEviT0_PKT_S6_S6_PS3_S7_S7_") == "vectorized_layer_norm_kernel");
   CHECK(short_kernel_name(
             "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm3EEEEviT0_T1_") ==
         "vectorized_elementwise_kernel");

@@ -1,0 +1,757 @@
+// graphscope's own pictures. One function, build_graph(), turns a
+// GraphDocument into a Graphviz cgraph graph; write_dot() writes it as DOT
+// text and render_svg() lays it out with dot and renders SVG through gvc.
+//
+// Graphviz keeps global state (the error handler, the prototype graph, static
+// buffers), so every use of it here runs under one mutex, with its messages
+// captured instead of printed to stderr.
+#include "dot_writer.h"
+
+#include "graphviz_lock.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "demangle.h"
+#include "error.h"
+
+namespace graphscope {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Text helpers
+
+/// "256 KiB", "1.5 MiB", "17 B". Integer arithmetic only, so the output does
+/// not depend on the locale.
+std::string human_bytes(uint64_t bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  uint64_t unit = 1;
+  while (u < 6 && bytes / unit >= 1024) {
+    unit *= 1024;
+    ++u;
+  }
+  uint64_t whole = bytes / unit, rem = bytes % unit;
+  uint64_t tenths = u == 0 ? 0 : (rem / (unit / 1024) * 10 + 512) / 1024;  // rem < unit
+  if (tenths >= 10) {
+    ++whole;
+    tenths = 0;
+  }
+  std::string s = std::to_string(whole);
+  if (tenths != 0 && whole < 100) s += "." + std::to_string(tenths);
+  return s + " " + kUnits[u];
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string dim3_text(const Dim3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+/// Makes arbitrary bytes safe for a Graphviz escString (label, tooltip):
+/// invalid UTF-8 and control characters become '?', and backslashes are
+/// doubled so that "\n", "\N", "\G"... in a kernel name stay literal text.
+/// Quotes need nothing here: agwrite quotes and escapes them itself.
+std::string esc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c == '\\') {
+        out += "\\\\";
+      } else if (c == '\t') {
+        out += ' ';
+      } else if (c < 0x20 || c == 0x7f) {
+        out += '?';
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: copy it whole when well formed, else one '?'.
+    size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    bool ok = len != 0 && i + len <= s.size();
+    for (size_t k = 1; ok && k < len; ++k)
+      ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (ok && len == 3) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);  // overlong, surrogate
+    }
+    if (ok && len == 4) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+    }
+    if (ok) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out += '?';
+      ++i;
+    }
+  }
+  return out;
+}
+
+/// Joins already escaped lines with the escString line break `sep`
+/// ("\\n" centred, "\\l" left-justified).
+std::string join_lines(const std::vector<std::string>& lines, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i) out += sep;
+    out += lines[i];
+  }
+  return out;
+}
+
+std::string type_words(NodeType t) {
+  std::string s(to_string(t));
+  for (char& c : s)
+    if (c == '_') c = ' ';
+  return s;
+}
+
+std::string kernel_full_name(const Node& n) {
+  if (n.kernel && !n.kernel->demangled.empty()) return n.kernel->demangled;
+  return demangle(n.kernel_name);
+}
+
+// ---------------------------------------------------------------------------
+// The look: one style per node type and per edge type.
+
+struct NodeStyle {
+  const char* shape;
+  const char* style;
+  const char* fill;
+  const char* border;
+};
+
+NodeStyle node_style(NodeType t) {
+  switch (t) {
+    case NodeType::kernel: return {"box", "rounded,filled", "#dae8fc", "#4a6fa5"};
+    case NodeType::memcpy: return {"cds", "filled", "#d5e8d4", "#5b9a4a"};
+    case NodeType::memset: return {"box", "filled", "#ffe6cc", "#c77c00"};
+    case NodeType::host: return {"hexagon", "filled", "#fff2cc", "#b8982e"};
+    case NodeType::child_graph: return {"folder", "filled", "#e1d5e7", "#7e5a91"};
+    case NodeType::empty: return {"ellipse", "filled,dashed", "#f5f5f5", "#8c8c8c"};
+    case NodeType::event_record: return {"house", "filled", "#f8cecc", "#b85450"};
+    case NodeType::wait_event: return {"invhouse", "filled", "#f8cecc", "#b85450"};
+    case NodeType::mem_alloc: return {"cylinder", "filled", "#c9e4e7", "#3f7f8a"};
+    case NodeType::mem_free: return {"cylinder", "filled,dashed", "#eef6f7", "#3f7f8a"};
+    case NodeType::conditional: return {"diamond", "filled", "#fad7ac", "#b46504"};
+    default: return {"note", "filled", "#eeeeee", "#666666"};
+  }
+}
+
+struct EdgeStyle {
+  const char* style;
+  const char* color;
+  const char* penwidth;
+};
+
+EdgeStyle edge_style(EdgeType t) {
+  switch (t) {
+    case EdgeType::programmatic: return {"dashed", "#c0392b", "1.6"};
+    case EdgeType::launch_completion: return {"dotted", "#8e44ad", "2"};
+    default: return {"solid", "#444444", "1"};
+  }
+}
+
+const char* const kBodyEdgeColor = "#9a9a9a";
+// Cluster fills by nesting depth, so that nested bodies stay distinguishable.
+const char* const kClusterFill[] = {"#f7f7f7", "#ececec", "#e2e2e2"};
+
+// ---------------------------------------------------------------------------
+// Graphviz plumbing
+
+std::string& graphviz_messages() {
+  static std::string s;
+  return s;
+}
+
+int capture_message(char* msg) {
+  if (msg) graphviz_messages() += msg;
+  return 0;
+}
+
+/// Holds the Graphviz lock and routes Graphviz's messages into a buffer for
+/// as long as it lives; restores the previous handler afterwards.
+class GraphvizSession {
+ public:
+  GraphvizSession() : lock_(graphviz_mutex()) {
+    graphviz_messages().clear();
+    prev_handler_ = agseterrf(capture_message);
+    prev_level_ = agseterr(AGWARN);  // every message goes to the handler
+  }
+  ~GraphvizSession() {
+    agseterr(prev_level_);
+    agseterrf(prev_handler_);
+    graphviz_messages().clear();
+  }
+  GraphvizSession(const GraphvizSession&) = delete;
+  GraphvizSession& operator=(const GraphvizSession&) = delete;
+
+  /// What Graphviz said, on one line; `fallback` when it said nothing.
+  static std::string message(const char* fallback) {
+    std::string out;
+    bool space = false;
+    for (char c : graphviz_messages()) {
+      const bool ws = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+      if (ws) {
+        space = !out.empty();
+        continue;
+      }
+      if (space) out += ' ';
+      space = false;
+      out += c;
+    }
+    for (const char* prefix : {"Error: ", "Warning: "})
+      if (out.rfind(prefix, 0) == 0) out.erase(0, std::char_traits<char>::length(prefix));
+    if (out.size() > 300) out = out.substr(0, 297) + "...";
+    return out.empty() ? fallback : out;
+  }
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+  agusererrf prev_handler_ = nullptr;
+  agerrlevel_t prev_level_ = AGWARN;
+};
+
+// ID discipline. cgraph's default one uses the address of a named object's
+// interned name as its ID, and orders subgraphs by ID when writing: sibling
+// clusters would then come out in heap-address order. This one hands out IDs
+// in creation order, so the output is the same bytes on every run. Names are
+// still interned with agstrdup (cgraph's writer looks at the interned
+// string's header) and released when their object goes, as the default does.
+// (Leaving names to cgraph's internal map instead would leak: cgraph 2.x
+// closes that shared map when it closes the first subgraph.)
+struct IdState {
+  Agraph_t* root = nullptr;
+  IDTYPE next = 1;
+  std::unordered_map<std::string, IDTYPE> by_name[3];  // graph, node, edge names
+  std::unordered_map<IDTYPE, char*> names;             // ID -> interned name
+};
+int id_kind(int objtype) { return objtype == AGRAPH ? 0 : objtype == AGNODE ? 1 : 2; }
+void* id_open(Agraph_t* g, Agdisc_t*) {
+  auto* st = new IdState;
+  st->root = g;
+  return st;
+}
+long id_map(void* state, int objtype, char* str, IDTYPE* id, int createflag) {
+  auto* st = static_cast<IdState*>(state);
+  if (str != nullptr) {
+    auto& by_name = st->by_name[id_kind(objtype)];
+    auto it = by_name.find(str);
+    if (it != by_name.end()) {
+      *id = it->second;
+      return 1;
+    }
+    if (!createflag) return 0;
+    *id = st->next;
+    st->next += 2;  // odd, like cgraph's own anonymous IDs
+    by_name.emplace(str, *id);
+    st->names.emplace(*id, agstrdup(st->root, str));
+    return 1;
+  }
+  if (!createflag) return 0;
+  *id = st->next;
+  st->next += 2;
+  return 1;
+}
+void id_free(void* state, int objtype, IDTYPE id) {
+  auto* st = static_cast<IdState*>(state);
+  auto it = st->names.find(id);
+  if (it == st->names.end()) return;
+  st->by_name[id_kind(objtype)].erase(it->second);
+  agstrfree(st->root, it->second);
+  st->names.erase(it);
+}
+char* id_print(void* state, int, IDTYPE id) {
+  auto* st = static_cast<IdState*>(state);
+  auto it = st->names.find(id);
+  return it == st->names.end() ? nullptr : it->second;
+}
+void id_close(void* state) { delete static_cast<IdState*>(state); }
+void id_register(void*, int, void*) {}
+
+// Older cgraph (2.x) has an `alloc` member (explicit IDs); newer has none.
+template <class D>
+auto set_id_alloc(D& d, int) -> decltype(d.alloc = nullptr, void()) {
+  d.alloc = [](void*, int, IDTYPE) -> long { return 0; };
+}
+template <class D>
+void set_id_alloc(D&, long) {}
+
+Agiddisc_t make_id_disc() {
+  Agiddisc_t d{};
+  d.open = id_open;
+  d.map = id_map;
+  set_id_alloc(d, 0);
+  d.free = id_free;
+  d.print = id_print;
+  d.close = id_close;
+  d.idregister = id_register;
+  return d;
+}
+
+// IO discipline: agwrite appends to a std::string.
+int io_read(void*, char*, int) { return 0; }
+int io_put(void* chan, const char* s) {
+  static_cast<std::string*>(chan)->append(s);
+  return 0;
+}
+int io_flush(void*) { return 0; }
+
+Agiodisc_t make_io_disc() {
+  Agiodisc_t d{};
+  d.afread = io_read;
+  d.putstr = io_put;
+  d.flush = io_flush;
+  return d;
+}
+
+Agiddisc_t g_id_disc = make_id_disc();
+Agiodisc_t g_io_disc = make_io_disc();
+
+Agdisc_t make_disc() {
+  Agdisc_t d{};  // a null mem discipline means cgraph's default
+  d.id = &g_id_disc;
+  d.io = &g_io_disc;
+  return d;
+}
+Agdisc_t g_disc = make_disc();
+
+struct GraphCloser {
+  void operator()(Agraph_t* g) const {
+    if (g) agclose(g);
+  }
+};
+using GraphPtr = std::unique_ptr<Agraph_t, GraphCloser>;
+
+struct ContextFreer {
+  void operator()(GVC_t* c) const {
+    if (c) gvFreeContext(c);
+  }
+};
+using ContextPtr = std::unique_ptr<GVC_t, ContextFreer>;
+
+class Layout {
+ public:
+  Layout(GVC_t* gvc, Agraph_t* g) : gvc_(gvc), g_(g) {}
+  ~Layout() { gvFreeLayout(gvc_, g_); }
+  Layout(const Layout&) = delete;
+  Layout& operator=(const Layout&) = delete;
+
+ private:
+  GVC_t* gvc_;
+  Agraph_t* g_;
+};
+
+struct RenderDataFreer {
+  void operator()(char* p) const {
+    if (p) gvFreeRenderData(p);
+  }
+};
+
+/// cgraph's API takes char* for strings it only reads (in 2.x).
+char* cs(const std::string& s) { return const_cast<char*>(s.c_str()); }
+char* cs(const char* s) { return const_cast<char*>(s); }
+
+[[noreturn]] void graphviz_failed(const char* what) {
+  throw Error(ExitCode::bad_input, what, GraphvizSession::message("Graphviz gave no reason"));
+}
+
+/// A layout or render call failed. A missing plugin is the installation's
+/// fault, not the input's: that is a usage error, with the way to fix it.
+[[noreturn]] void gvc_failed(const char* what) {
+  const std::string msg = GraphvizSession::message("Graphviz gave no reason");
+  if (msg.find("not recognized") != std::string::npos ||
+      msg.find("unavailable") != std::string::npos)
+    throw Error(ExitCode::usage, what, msg + "; run `dot -c` to register Graphviz plugins");
+  throw Error(ExitCode::bad_input, what, msg);
+}
+
+// ---------------------------------------------------------------------------
+// Building the picture
+
+class Builder {
+ public:
+  explicit Builder(const GraphDocument& doc) : doc_(doc) {}
+
+  GraphPtr build() {
+    std::string name = "graphscope";
+    g_.reset(agopen(cs(name), Agdirected, &g_disc));
+    if (!g_) graphviz_failed("cannot create Graphviz graph");
+    Agraph_t* g = g_.get();
+
+    // Declarations with defaults. Graph attributes are set explicitly on every
+    // cluster, so nothing meant for the root leaks into a cluster.
+    g_label_ = attr(AGRAPH, "label", "");
+    g_tooltip_ = attr(AGRAPH, "tooltip", "");
+    g_style_ = attr(AGRAPH, "style", "");
+    g_color_ = attr(AGRAPH, "color", "");
+    g_fill_ = attr(AGRAPH, "fillcolor", "");
+    g_fontsize_ = attr(AGRAPH, "fontsize", "14");
+    g_labeljust_ = attr(AGRAPH, "labeljust", "c");
+    g_labelloc_ = attr(AGRAPH, "labelloc", "b");
+    attr(AGRAPH, "compound", "true");
+    attr(AGRAPH, "rankdir", "TB");
+    attr(AGRAPH, "fontname", "Helvetica");
+    attr(AGRAPH, "nodesep", "0.3");
+    attr(AGRAPH, "ranksep", "0.4");
+    attr(AGRAPH, "bgcolor", "white");
+
+    n_label_ = attr(AGNODE, "label", "");
+    n_tooltip_ = attr(AGNODE, "tooltip", "");
+    n_shape_ = attr(AGNODE, "shape", "box");
+    n_style_ = attr(AGNODE, "style", "filled");
+    n_fill_ = attr(AGNODE, "fillcolor", "white");
+    n_color_ = attr(AGNODE, "color", "#666666");
+    n_fontcolor_ = attr(AGNODE, "fontcolor", "black");
+    attr(AGNODE, "fontname", "Helvetica");
+    attr(AGNODE, "fontsize", "10");
+    attr(AGNODE, "margin", "0.12,0.05");
+
+    e_label_ = attr(AGEDGE, "label", "");
+    e_tooltip_ = attr(AGEDGE, "tooltip", "");
+    e_style_ = attr(AGEDGE, "style", "solid");
+    e_color_ = attr(AGEDGE, "color", "#444444");
+    e_fontcolor_ = attr(AGEDGE, "fontcolor", "#444444");
+    e_penwidth_ = attr(AGEDGE, "penwidth", "1");
+    e_arrowhead_ = attr(AGEDGE, "arrowhead", "normal");
+    e_lhead_ = attr(AGEDGE, "lhead", "");
+    attr(AGEDGE, "fontname", "Helvetica");
+    attr(AGEDGE, "fontsize", "9");
+    attr(AGEDGE, "arrowsize", "0.7");
+
+    add_graph(g, doc_.root, 0);
+
+    set(g, g_label_, title());
+    set(g, g_labelloc_, "t");
+    set(g, g_labeljust_, "l");
+    return std::move(g_);
+  }
+
+ private:
+  Agsym_t* attr(int kind, const char* name, const char* def) {
+    Agsym_t* s = agattr(g_.get(), kind, cs(name), cs(def));
+    if (!s) graphviz_failed("cannot declare Graphviz attribute");
+    return s;
+  }
+  static void set(void* obj, Agsym_t* sym, const std::string& v) { agxset(obj, sym, cs(v)); }
+
+  Agnode_t* make_node(Agraph_t* sub, const std::string& id) {
+    Agnode_t* n = agnode(sub, cs(id), 1);
+    if (!n) graphviz_failed("cannot create Graphviz node");
+    return n;
+  }
+  Agedge_t* make_edge(Agraph_t* sub, Agnode_t* t, Agnode_t* h) {
+    Agedge_t* e = agedge(sub, t, h, nullptr, 1);
+    if (!e) graphviz_failed("cannot create Graphviz edge");
+    return e;
+  }
+
+  std::string title() const {
+    std::vector<std::string> lines;
+    if (!doc_.name.empty()) lines.push_back(esc(doc_.name));
+    std::string ids;
+    if (doc_.exec_graph_id) ids = "exec graph " + std::to_string(*doc_.exec_graph_id);
+    if (doc_.root.graph_id) {
+      if (!ids.empty()) ids += ", ";
+      ids += "template graph " + std::to_string(*doc_.root.graph_id);
+    }
+    if (!ids.empty()) lines.push_back(ids);
+    const size_t total = total_nodes(doc_.root);
+    std::string count = std::to_string(total) + (total == 1 ? " node" : " nodes");
+    if (total != doc_.root.nodes.size())
+      count += " (" + std::to_string(total - doc_.root.nodes.size()) + " in nested graphs)";
+    if (doc_.device && !doc_.device->name.empty()) count += ", " + esc(doc_.device->name);
+    lines.push_back(count);
+    if (saw_[static_cast<int>(EdgeType::programmatic)])
+      lines.push_back("dashed red edge: programmatic dependency");
+    if (saw_[static_cast<int>(EdgeType::launch_completion)])
+      lines.push_back("dotted purple edge: launch-completion dependency");
+    return join_lines(lines, "\\l") + "\\l";
+  }
+
+  static std::string node_id(uint32_t graph_no, size_t i) {
+    return "g" + std::to_string(graph_no) + "_n" + std::to_string(i);
+  }
+
+  /// Label lines (escaped) and tooltip lines for one node.
+  void describe(const Node& n, std::vector<std::string>* label,
+                std::vector<std::string>* tip) const {
+    const std::string idx = std::to_string(n.index) + ": ";
+    switch (n.type) {
+      case NodeType::kernel: {
+        const std::string full = kernel_full_name(n);
+        std::string shortname = full.empty() ? "kernel" : short_kernel_name(full);
+        label->push_back(idx + esc(shortname));
+        tip->push_back("kernel " + esc(full.empty() ? std::string("(name unknown)") : full));
+        if (n.kernel && n.kernel->geometry_known) {
+          const KernelInfo& k = *n.kernel;
+          label->push_back("grid " + dim3_text(k.grid) + " block " + dim3_text(k.block));
+          std::string extra;
+          if (k.shared_mem_bytes) extra = "smem " + human_bytes(k.shared_mem_bytes);
+          if (k.cluster) extra += (extra.empty() ? "" : ", ") + ("cluster " + dim3_text(*k.cluster));
+          if (!extra.empty()) label->push_back(extra);
+        }
+        break;
+      }
+      case NodeType::memcpy:
+        label->push_back(idx + "memcpy");
+        if (n.memcpy) {
+          std::string kind = n.memcpy->kind.empty() ? std::string() : esc(n.memcpy->kind) + " ";
+          label->push_back(kind + human_bytes(n.memcpy->bytes));
+        }
+        break;
+      case NodeType::memset:
+        label->push_back(idx + "memset");
+        if (n.memset) {
+          const MemsetInfo& m = *n.memset;
+          label->push_back(human_bytes(m.bytes) + " = " +
+                           (m.value < 10 ? std::to_string(m.value) : hex(m.value)) + " (" +
+                           std::to_string(m.element_size) + "-byte)");
+        }
+        break;
+      case NodeType::host:
+        label->push_back(idx + "host");
+        if (n.host && !n.host->symbol.empty()) {
+          label->push_back(esc(short_kernel_name(n.host->symbol)));
+          tip->push_back("host function " + esc(demangle(n.host->symbol)));
+        }
+        break;
+      case NodeType::child_graph: {
+        label->push_back(idx + "child graph");
+        size_t inner = 0;
+        for (const auto& b : n.bodies) inner += total_nodes(b);
+        label->push_back(std::to_string(inner) + (inner == 1 ? " node" : " nodes"));
+        break;
+      }
+      case NodeType::conditional: {
+        label->push_back(idx + "conditional");
+        std::string kind = n.conditional_type.empty() ? std::string("?") : esc(n.conditional_type);
+        label->push_back(kind + ", " + std::to_string(n.bodies.size()) +
+                         (n.bodies.size() == 1 ? " body" : " bodies"));
+        break;
+      }
+      case NodeType::mem_alloc:
+        label->push_back(idx + "mem alloc");
+        if (n.mem_alloc) label->push_back(human_bytes(n.mem_alloc->bytes));
+        break;
+      case NodeType::unknown:
+        label->push_back(idx + (n.type_spelling.empty() ? std::string("unknown")
+                                                         : esc(n.type_spelling)));
+        break;
+      default:
+        label->push_back(idx + type_words(n.type));
+        break;
+    }
+    // The tooltip repeats the label and adds what only the curious need.
+    if (tip->empty()) tip->push_back(type_words(n.type) + " node");
+    for (size_t i = 1; i < label->size(); ++i)
+      tip->push_back((*label)[i]);
+    std::string ids = "index " + std::to_string(n.index) + ", node id " + std::to_string(n.node_id);
+    if (n.graph_id) ids += ", graph " + std::to_string(*n.graph_id);
+    if (n.tools_id) ids += ", tools id " + hex(*n.tools_id);
+    tip->push_back(ids);
+    if ((n.type == NodeType::event_record || n.type == NodeType::wait_event) && n.event_ptr)
+      tip->push_back("event " + hex(n.event_ptr));
+    if (n.type == NodeType::mem_free && n.mem_free_dptr) tip->push_back("dptr " + hex(*n.mem_free_dptr));
+  }
+
+  static std::string body_label(const Node& owner, size_t b) {
+    const std::string of = " of node " + std::to_string(owner.index);
+    if (owner.type == NodeType::child_graph) return "child graph" + of;
+    const std::string& t = owner.conditional_type;
+    if (t == "if") return (b == 0 ? "if body" : b == 1 ? "else body" : "body " + std::to_string(b)) + of;
+    if (t == "while") return "while body" + of;
+    if (t == "switch") return "switch case " + std::to_string(b) + of;
+    return (t.empty() ? std::string("body ") : esc(t) + " body ") + std::to_string(b) + of;
+  }
+
+  /// Adds the nodes of `graph` to `sub` (the root or a cluster), numbering it
+  /// graph_no; returns the node that an edge into this graph should reach.
+  Agnode_t* add_graph(Agraph_t* sub, const Graph& graph, int depth) {
+    const uint32_t graph_no = next_graph_no_++;
+    std::vector<Agnode_t*> nodes(graph.nodes.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const Node& n = graph.nodes[i];
+      Agnode_t* an = make_node(sub, node_id(graph_no, i));
+      nodes[i] = an;
+      std::vector<std::string> label, tip;
+      describe(n, &label, &tip);
+      const NodeStyle st = node_style(n.type);
+      set(an, n_label_, join_lines(label, "\\n"));
+      set(an, n_tooltip_, join_lines(tip, "\\n"));
+      set(an, n_shape_, st.shape);
+      set(an, n_style_, st.style);
+      set(an, n_fill_, st.fill);
+      set(an, n_color_, st.border);
+    }
+
+    // Bodies: each a cluster inside this graph's cluster, entered from its
+    // owner by a grey edge that ends at the cluster's border.
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const Node& n = graph.nodes[i];
+      for (size_t b = 0; b < n.bodies.size(); ++b) {
+        const std::string cname = "cluster_g" + std::to_string(next_graph_no_);
+        Agraph_t* cl = agsubg(sub, cs(cname), 1);
+        if (!cl) graphviz_failed("cannot create Graphviz cluster");
+        const std::string lbl = body_label(n, b);
+        set(cl, g_label_, lbl);
+        set(cl, g_tooltip_, lbl);
+        set(cl, g_style_, n.type == NodeType::conditional ? "rounded,filled,dashed" : "rounded,filled");
+        set(cl, g_color_, node_style(n.type).border);
+        set(cl, g_fill_, kClusterFill[depth < 2 ? depth : 2]);
+        set(cl, g_fontsize_, "11");
+        set(cl, g_labeljust_, "l");
+        set(cl, g_labelloc_, "t");
+        Agnode_t* entry = add_graph(cl, n.bodies[b], depth + 1);
+        Agedge_t* e = make_edge(sub, nodes[i], entry);
+        set(e, e_lhead_, cname);
+        set(e, e_style_, "solid");
+        set(e, e_color_, kBodyEdgeColor);
+        set(e, e_arrowhead_, "empty");
+        set(e, e_tooltip_, lbl);
+      }
+    }
+
+    // Dependencies.
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const Node& n = graph.nodes[i];
+      for (const Dependency& d : n.dependencies) {
+        Agnode_t* from = d.from < nodes.size() ? nodes[d.from] : missing_node(sub, graph_no, d.from);
+        Agedge_t* e = make_edge(sub, from, nodes[i]);
+        const EdgeStyle st = edge_style(d.type);
+        saw_[static_cast<int>(d.type)] = true;
+        if (d.type != EdgeType::standard) {
+          set(e, e_style_, st.style);
+          set(e, e_color_, st.color);
+          set(e, e_fontcolor_, st.color);
+          set(e, e_penwidth_, st.penwidth);
+        }
+        std::string ports;
+        if (d.from_port && d.to_port)
+          ports = "ports " + std::to_string(d.from_port) + "->" + std::to_string(d.to_port);
+        else if (d.from_port)
+          ports = "out port " + std::to_string(d.from_port);
+        else if (d.to_port)
+          ports = "in port " + std::to_string(d.to_port);
+        if (!ports.empty()) set(e, e_label_, ports);
+        std::string tip = std::to_string(d.from) + " -> " + std::to_string(n.index) + " (" +
+                          std::string(to_string(d.type)) + ")";
+        if (!ports.empty()) tip += ", " + ports;
+        set(e, e_tooltip_, tip);
+      }
+    }
+
+    // The entry point: the first node without dependencies, else the first
+    // node; an empty graph gets a placeholder so that its cluster is drawn.
+    for (size_t i = 0; i < graph.nodes.size(); ++i)
+      if (graph.nodes[i].dependencies.empty()) return nodes[i];
+    if (!nodes.empty()) return nodes[0];
+    if (depth == 0) return nullptr;
+    Agnode_t* ph = make_node(sub, "g" + std::to_string(graph_no) + "_empty");
+    set(ph, n_label_, "(no nodes)");
+    set(ph, n_shape_, "plaintext");
+    set(ph, n_style_, "solid");
+    set(ph, n_fontcolor_, "#777777");
+    return ph;
+  }
+
+  /// A dependency on a node that is not there: drawn, in red, not dropped.
+  Agnode_t* missing_node(Agraph_t* sub, uint32_t graph_no, uint32_t from) {
+    Agnode_t* m = make_node(sub, "g" + std::to_string(graph_no) + "_missing" + std::to_string(from));
+    set(m, n_label_, std::to_string(from) + ": missing node");
+    set(m, n_tooltip_, "a dependency names node " + std::to_string(from) + ", which does not exist");
+    set(m, n_style_, "dashed");
+    set(m, n_color_, "#cc0000");
+    set(m, n_fontcolor_, "#cc0000");
+    return m;
+  }
+
+  const GraphDocument& doc_;
+  GraphPtr g_;
+  uint32_t next_graph_no_ = 0;
+  bool saw_[3] = {false, false, false};
+  Agsym_t *g_label_ = nullptr, *g_tooltip_ = nullptr, *g_style_ = nullptr, *g_color_ = nullptr,
+          *g_fill_ = nullptr, *g_fontsize_ = nullptr, *g_labeljust_ = nullptr,
+          *g_labelloc_ = nullptr;
+  Agsym_t *n_label_ = nullptr, *n_tooltip_ = nullptr, *n_shape_ = nullptr, *n_style_ = nullptr,
+          *n_fill_ = nullptr, *n_color_ = nullptr, *n_fontcolor_ = nullptr;
+  Agsym_t *e_label_ = nullptr, *e_tooltip_ = nullptr, *e_style_ = nullptr, *e_color_ = nullptr,
+          *e_fontcolor_ = nullptr, *e_penwidth_ = nullptr, *e_arrowhead_ = nullptr,
+          *e_lhead_ = nullptr;
+};
+
+/// The one gvc context of the process, made on first use and freed at exit.
+/// Not one per call: Graphviz 2.x's pango plugin caches a pointer to the last
+/// font name, which lives in the context, so a second context reads freed
+/// memory (AddressSanitizer shows it on the second render_svg). Call with a
+/// GraphvizSession held.
+GVC_t* shared_context() {
+  static ContextPtr context;
+  if (!context) {
+    context.reset(gvContext());
+    if (!context) graphviz_failed("cannot start Graphviz");
+  }
+  return context.get();
+}
+
+/// Both entry points build the picture here. Call with a GraphvizSession held.
+GraphPtr build_graph(const GraphDocument& doc) { return Builder(doc).build(); }
+
+/// gvRenderData's length is unsigned int in Graphviz 2.x and size_t later.
+template <class Len>
+std::string render_data(int (*fn)(GVC_t*, graph_t*, const char*, char**, Len*), GVC_t* gvc,
+                        Agraph_t* g, const char* format) {
+  char* raw = nullptr;
+  Len len = 0;
+  const int rc = fn(gvc, g, format, &raw, &len);
+  std::unique_ptr<char, RenderDataFreer> data(raw);
+  if (rc != 0 || !data) gvc_failed("graph could not be rendered as SVG");
+  return std::string(data.get(), static_cast<size_t>(len));
+}
+
+}  // namespace
+
+std::string write_dot(const GraphDocument& doc) {
+  GraphvizSession session;
+  GraphPtr g = build_graph(doc);
+  std::string out;
+  if (agwrite(g.get(), &out) == EOF) graphviz_failed("cannot write DOT");
+  return out;
+}
+
+std::string render_svg(const GraphDocument& doc, size_t max_nodes) {
+  const size_t n = total_nodes(doc.root);
+  if (n > max_nodes)
+    throw Error(ExitCode::usage, "graph too large to lay out",
+                std::to_string(n) + " nodes, limit " + std::to_string(max_nodes) +
+                    "; write --dot and render it with dot, or raise --svg-max-nodes");
+  GraphvizSession session;
+  GraphPtr g = build_graph(doc);
+  GVC_t* gvc = shared_context();
+  Layout layout(gvc, g.get());  // gvFreeLayout is safe after a failed layout too
+  if (gvLayout(gvc, g.get(), "dot") != 0) gvc_failed("graph could not be laid out");
+  return render_data(&gvRenderData, gvc, g.get(), "svg");
+}
+
+}  // namespace graphscope

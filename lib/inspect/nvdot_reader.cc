@@ -1,0 +1,1089 @@
+// Reader for cudaGraphDebugDotPrint output (default and verbose flags).
+//
+// The DOT text is parsed by Graphviz cgraph; this file turns the resulting
+// clusters, node labels and edges into the model. What the DOT looks like
+// (CUDA 13.0, see tests/data/nvidia):
+//
+//   digraph dot {
+//   subgraph cluster_G {                  one cluster per CUDA graph; G is
+//   label="graph_G" ...                   the template graph id (CUPTI)
+//   "graph_G_node_N"[... label="..."];    N: the node's local id
+//   "graph_G_node_A" -> "graph_G_node_B" [headlabel=K];
+//   }
+//   subgraph cluster_H { ... }            bodies of child graph and
+//   }                                     conditional nodes
+//
+// Default labels are lines: "N\nKERNELNAME\n", "N\nMEMCPY\n(HtoD,262144)",
+// "N\nMEMSET\n(value,bytes)", "N\nHOST", "N\ngraph_11" (a child graph node),
+// plus a record for conditional nodes. Verbose labels put "(topoId: T)"
+// after N and add "key: value" lines, or are Graphviz records:
+//   {KERNEL | {ID | 0 (topoId: 5) | NAME\<\<\<grid,block,shmem\>\>\>} |
+//    {{node handle | func handle} | {0x... | 0x...}} | ...}
+// where a header row and a value row are zipped into key/value pairs.
+// Verbose edges carry [headlabel=K]: the edge's position among the head's
+// dependencies.
+#include "nvdot_reader.h"
+
+#include "graphviz_lock.h"
+
+#include <graphviz/cgraph.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "demangle.h"
+#include "error.h"
+#include "validate.h"
+
+namespace graphscope {
+namespace {
+
+using std::string_view;
+
+// ---------------------------------------------------------------------------
+// Small text helpers
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+string_view trim(string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && is_space(s[b])) ++b;
+  while (e > b && is_space(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+bool starts_with(string_view s, string_view p) { return s.size() >= p.size() && s.compare(0, p.size(), p) == 0; }
+
+// A piece of input quoted in an error message: short, printable ASCII.
+std::string shown(string_view s);
+std::string shown(const char* s) { return shown(s ? string_view(s) : string_view()); }
+std::string shown(string_view s) {
+  constexpr size_t kMax = 60;
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < kMax; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\n') out += "\\n";
+    else out.push_back(c >= 0x20 && c < 0x7f ? char(c) : '?');
+  }
+  if (s.size() > kMax) out += "...";
+  return out;
+}
+
+// Removes Graphviz record escapes ("\<" -> "<", "\{" -> "{").
+void unescape_into(string_view s, std::string& out) {
+  out.clear();
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) ++i;
+    out.push_back(s[i]);
+  }
+}
+
+enum class Num { ok, bad, range };
+
+// Unsigned number, decimal or 0x-prefixed hexadecimal, all of s.
+template <typename T>
+Num parse_uint(string_view s, T* out) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  if (s.empty()) return Num::bad;
+  T v{};
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec == std::errc::result_out_of_range) return Num::range;
+  if (ec != std::errc() || p != s.data() + s.size()) return Num::bad;
+  *out = v;
+  return Num::ok;
+}
+
+// "graph_G" -> G; false when s is not exactly that form.
+bool parse_graph_ref(string_view s, uint32_t* g) {
+  if (!starts_with(s, "graph_") || s.size() == 6 || !is_digit(s[6])) return false;
+  return parse_uint(s.substr(6), g) == Num::ok;
+}
+
+uint64_t tools_id(uint32_t g, uint32_t n) { return (uint64_t(g) << 32) | n; }
+
+// ---------------------------------------------------------------------------
+// cgraph session: one parse at a time (cgraph's parser and error state are
+// process-wide), errors captured instead of printed, the text read from
+// memory in large pieces (agmemread hands the lexer one line at a time,
+// which costs a third of the parse).
+
+std::string* g_cgraph_errors = nullptr;  // guarded by graphviz_mutex()
+
+int capture_error(char* msg) {
+  if (g_cgraph_errors && msg && g_cgraph_errors->size() < 4096) {
+    try {
+      g_cgraph_errors->append(msg);
+    } catch (...) {
+    }
+  }
+  return 0;
+}
+
+struct MemChannel {
+  const char* data;
+  size_t size, pos;
+};
+
+int channel_read(void* chan, char* buf, int bufsize) {
+  auto* c = static_cast<MemChannel*>(chan);
+  if (bufsize <= 0 || c->pos >= c->size) return 0;
+  size_t n = std::min(c->size - c->pos, size_t(bufsize));
+  std::memcpy(buf, c->data + c->pos, n);
+  c->pos += n;
+  return int(n);
+}
+
+Agiodisc_t g_io_disc = {channel_read, nullptr, nullptr};
+Agdisc_t g_disc = {&AgMemDisc, &AgIdDisc, &g_io_disc};
+
+struct GraphCloser {
+  void operator()(Agraph_t* g) const {
+    if (g) agclose(g);
+  }
+};
+using GraphPtr = std::unique_ptr<Agraph_t, GraphCloser>;
+
+class CgraphSession {
+ public:
+  CgraphSession() : lock_(graphviz_mutex()) {
+    g_io_disc.putstr = AgIoDisc.putstr;
+    g_io_disc.flush = AgIoDisc.flush;
+    prev_errf_ = agseterrf(capture_error);
+    prev_level_ = agseterr(AGWARN);  // every message goes to capture_error
+    g_cgraph_errors = &errors_;
+    // The lexer keeps what it buffered past the end of the last graph it
+    // read, for the next read: drain whatever an earlier reader left.
+    MemChannel empty{"", 0, 0};
+    drain(empty);
+  }
+  ~CgraphSession() {
+    g_cgraph_errors = nullptr;
+    agseterr(prev_level_);
+    agseterrf(prev_errf_);
+  }
+  CgraphSession(const CgraphSession&) = delete;
+  CgraphSession& operator=(const CgraphSession&) = delete;
+
+  // One graph from the channel; null when there was none or it had errors
+  // (errors() then says why).
+  GraphPtr read(MemChannel& ch) {
+    errors_.clear();
+    agreseterrors();
+    agreadline(1);
+    GraphPtr g(agread(&ch, &g_disc));
+    failed_ = agerrors() >= AGERR;
+    if (failed_ && g) {
+      // A parser stack overflow ("memory exhausted") returns the partial
+      // graph with the lexer's buffer still full.
+      g.reset();
+      MemChannel empty{"", 0, 0};
+      drain(empty);
+    }
+    return failed_ ? GraphPtr() : std::move(g);
+  }
+  bool failed() const { return failed_; }
+  const std::string& errors() const { return errors_; }
+
+  // Reads graphs until none is left, so the lexer holds nothing more.
+  // Keeps errors() as it was.
+  void drain(MemChannel& ch) {
+    std::string kept;
+    kept.swap(errors_);
+    for (int i = 0; i < 1000000; ++i) {
+      agreseterrors();
+      GraphPtr g(agread(&ch, &g_disc));
+      if (!g) break;
+    }
+    errors_.swap(kept);
+  }
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+  agusererrf prev_errf_ = nullptr;
+  agerrlevel_t prev_level_ = AGWARN;
+  std::string errors_;
+  bool failed_ = false;
+};
+
+// "syntax error in line 12 near 'x'" -> "syntax error near line 12".
+std::string syntax_reason(const std::string& msg) {
+  std::string what;
+  if (msg.find("scanning a quoted string") != std::string::npos) what = "unterminated quoted string";
+  else if (msg.find("scanning a /*...*/ comment") != std::string::npos) what = "unterminated comment";
+  else if (msg.find("memory exhausted") != std::string::npos) what = "nested too deeply";
+  else if (msg.find("syntax error") != std::string::npos || msg.empty()) what = "syntax error";
+  else {
+    // Some other complaint of cgraph's: its first line, without "Error: ".
+    string_view m = msg;
+    if (starts_with(m, "Error: ")) m.remove_prefix(7);
+    what = shown(trim(m.substr(0, m.find('\n'))));
+    if (what.find(" line ") != std::string::npos) return what;
+  }
+  size_t at = msg.find("line ");
+  if (at != std::string::npos) {
+    size_t b = at + 5, e = b;
+    while (e < msg.size() && is_digit(msg[e])) ++e;
+    if (e > b) return what + " near line " + msg.substr(b, e - b);
+  }
+  return what;
+}
+
+// ---------------------------------------------------------------------------
+// Graphviz record labels: "{A | {B | C} | D}" parsed into a tree of fields,
+// then flattened into key/value pairs.
+
+struct Field {
+  string_view text;  // leaf: trimmed, escapes kept
+  int32_t first = -1, last = -1, next = -1;
+  uint32_t count = 0;  // number of children (groups)
+  bool group = false;
+};
+
+// Characters of a record label: text, blanks, and "{", "}", "|", "\\".
+enum : uint8_t { kText = 0, kBlank = 1, kSpecial = 2 };
+struct CharClass {
+  uint8_t of[256] = {};
+  constexpr CharClass() {
+    for (unsigned char c : {' ', '\t', '\n', '\r', '\f', '\v'}) of[c] = kBlank;
+    for (unsigned char c : {'{', '}', '|', '\\'}) of[c] = kSpecial;
+  }
+};
+constexpr CharClass kCharClass;
+
+// The pseudo key emitted for the third field of "{ID | N | name<<<...>>>}".
+constexpr string_view kLaunchKey = "\x01launch";
+constexpr int kMaxRecordDepth = 64;
+
+class RecordLabel {
+ public:
+  // False when the braces do not balance or nest absurdly deep.
+  bool parse(string_view s) {
+    f_.clear();
+    pairs_.clear();
+    leaves_.clear();
+    stack_.clear();
+    f_.push_back(Field{});
+    f_[0].group = true;
+    stack_.push_back(0);
+    size_t start = 0, end = 0;
+    bool in_leaf = false;
+    auto flush = [&] {
+      if (!in_leaf) return;
+      add_child(Field{s.substr(start, end - start)});
+      in_leaf = false;
+    };
+    const size_t n = s.size();
+    size_t i = 0;
+    while (i < n) {
+      const uint8_t k = kCharClass.of[static_cast<unsigned char>(s[i])];
+      if (k == kText) {
+        // A run of text up to the next special character; trailing blanks
+        // are not part of the field.
+        if (!in_leaf) start = i, in_leaf = true;
+        size_t j = i + 1, last = i + 1;
+        for (; j < n; ++j) {
+          const uint8_t kj = kCharClass.of[static_cast<unsigned char>(s[j])];
+          if (kj == kSpecial) break;
+          if (kj == kText) last = j + 1;
+        }
+        end = last;
+        i = j;
+        continue;
+      }
+      if (k == kBlank) {
+        ++i;
+        continue;
+      }
+      switch (s[i]) {
+        case '\\':
+          if (!in_leaf) start = i, in_leaf = true;
+          if (i + 1 < n) ++i;
+          end = i + 1;
+          break;
+        case '{': {
+          flush();
+          if (stack_.size() > kMaxRecordDepth) return false;
+          Field g;
+          g.group = true;
+          stack_.push_back(add_child(g));
+          break;
+        }
+        case '}':
+          flush();
+          if (stack_.size() == 1) return false;
+          stack_.pop_back();
+          break;
+        default:  // '|'
+          flush();
+      }
+      ++i;
+    }
+    flush();
+    if (stack_.size() != 1) return false;
+    // The record's own braces: "{KERNEL | ...}".
+    top_ = 0;
+    if (f_[0].count == 1 && f_[f_[0].first].group) top_ = f_[0].first;
+    for (int32_t c = f_[top_].first; c >= 0; c = f_[c].next) {
+      if (f_[c].group) extract(c, 1);
+    }
+    for (const Field& f : f_)
+      if (!f.group) leaves_.push_back(f.text);
+    return true;
+  }
+
+  // The first field of the record ("KERNEL", "MEMSET", ...); empty if none.
+  string_view keyword() const {
+    int32_t c = f_[top_].first;
+    return c >= 0 && !f_[c].group ? f_[c].text : string_view();
+  }
+  const std::vector<std::pair<string_view, string_view>>& pairs() const { return pairs_; }
+  const std::vector<string_view>& leaves() const { return leaves_; }
+
+ private:
+  int32_t add_child(const Field& f) {
+    int32_t parent = stack_.back();
+    int32_t idx = int32_t(f_.size());
+    f_.push_back(f);
+    Field& p = f_[parent];
+    if (p.last >= 0) f_[p.last].next = idx;
+    else p.first = idx;
+    p.last = idx;
+    ++p.count;
+    return idx;
+  }
+
+  // A group of leaves only; its size, or -1.
+  int leaf_group_size(int32_t g) const {
+    if (!f_[g].group) return -1;
+    for (int32_t c = f_[g].first; c >= 0; c = f_[c].next)
+      if (f_[c].group) return -1;
+    return int(f_[g].count);
+  }
+  bool digit_led(int32_t leaf) const { return !f_[leaf].text.empty() && is_digit(f_[leaf].text[0]); }
+
+  void extract(int32_t g, int depth) {
+    const Field& grp = f_[g];
+    int32_t a = grp.first;
+    if (grp.count == 2 && !f_[a].group && !f_[f_[a].next].group) {
+      pairs_.emplace_back(f_[a].text, f_[f_[a].next].text);  // {key | value}
+      return;
+    }
+    if (grp.count >= 3 && leaf_group_size(g) >= 3 && f_[a].text == "ID") {
+      int32_t b = f_[a].next;  // {ID | N (topoId: T) | name<<<...>>>}
+      pairs_.emplace_back(f_[a].text, f_[b].text);
+      pairs_.emplace_back(kLaunchKey, f_[f_[b].next].text);
+      return;
+    }
+    if (grp.count >= 2) {
+      // {{k1 | k2} | {v1 | v2}}: a header row of names and a value row with
+      // at least one number, zipped. ({{x | 0} | {y | 0}} is a list of pairs.)
+      int32_t h = a;
+      for (uint32_t i = 0; i + 2 < grp.count; ++i) h = f_[h].next;
+      int32_t v = f_[h].next;
+      int n = leaf_group_size(h);
+      if (n >= 1 && n == leaf_group_size(v)) {
+        bool header = true, values = false;
+        for (int32_t k = f_[h].first; k >= 0; k = f_[k].next) header = header && !digit_led(k);
+        for (int32_t k = f_[v].first; k >= 0; k = f_[k].next) values = values || digit_led(k);
+        if (header && values) {
+          for (int32_t k = f_[h].first, x = f_[v].first; k >= 0; k = f_[k].next, x = f_[x].next)
+            pairs_.emplace_back(f_[k].text, f_[x].text);
+          return;
+        }
+      }
+    }
+    if (depth >= kMaxRecordDepth) return;
+    for (int32_t c = grp.first; c >= 0; c = f_[c].next)
+      if (f_[c].group) extract(c, depth + 1);
+  }
+
+  std::vector<Field> f_;
+  std::vector<int32_t> stack_;
+  std::vector<std::pair<string_view, string_view>> pairs_;
+  std::vector<string_view> leaves_;
+  int32_t top_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Node type keywords as cudaGraphDebugDotPrint spells them.
+
+bool keyword_type(string_view k, NodeType* t) {
+  struct Entry {
+    string_view name;
+    NodeType type;
+  };
+  static constexpr Entry kTable[] = {
+      {"KERNEL", NodeType::kernel},
+      {"MEMCPY", NodeType::memcpy},
+      {"MEMSET", NodeType::memset},
+      {"HOST", NodeType::host},
+      {"EMPTY", NodeType::empty},
+      {"EVENT_RECORD", NodeType::event_record},
+      {"EVENT_WAIT", NodeType::wait_event},
+      {"WAIT_EVENT", NodeType::wait_event},
+      {"MEM_ALLOC", NodeType::mem_alloc},
+      {"MEM_FREE", NodeType::mem_free},
+      {"CONDITIONAL", NodeType::conditional},
+      {"EXT_SEMAS_SIGNAL", NodeType::ext_semas_signal},
+      {"EXT_SEMAS_WAIT", NodeType::ext_semas_wait},
+      {"BATCH_MEM_OP", NodeType::batch_mem_op},
+      {"GRAPH", NodeType::child_graph},
+      {"CHILD_GRAPH", NodeType::child_graph},
+  };
+  for (const Entry& e : kTable)
+    if (e.name == k) {
+      *t = e.type;
+      return true;
+    }
+  return false;
+}
+
+// An upper-case word such as "EXT_SEMAS_SIGNAL": a node type keyword, known
+// or not, rather than a kernel name.
+bool looks_like_keyword(string_view s) {
+  bool letter = false;
+  for (char c : s) {
+    if (c >= 'A' && c <= 'Z') letter = true;
+    else if (!(is_digit(c) || c == '_')) return false;
+  }
+  return letter;
+}
+
+std::string lower(string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// The reader
+
+struct Cluster {
+  uint32_t gid = 0;
+  Agraph_t* sub = nullptr;
+  std::vector<std::pair<uint32_t, Agnode_t*>> nodes;  // (local id, node), by id
+  Graph graph;
+  uint32_t refs_begin = 0, refs_end = 0;  // its nodes' references in refs_
+  int64_t referenced_by = -1;             // index into refs_
+  bool built = false;
+};
+
+// A child graph or conditional body named by a node's label.
+struct Ref {
+  uint32_t cluster, node, target_gid, target = 0;
+};
+
+struct EdgeRec {
+  uint32_t head, tail, key;
+};
+
+class Reader {
+ public:
+  Reader(Agraph_t* root, const std::string& origin) : root_(root), origin_(origin) {}
+
+  GraphDocument run() {
+    if (!agisdirected(root_)) fail("not a DOT digraph (an undirected graph)");
+    label_sym_ = agattr(root_, AGNODE, const_cast<char*>("label"), nullptr);
+    shape_sym_ = agattr(root_, AGNODE, const_cast<char*>("shape"), nullptr);
+    headlabel_sym_ = agattr(root_, AGEDGE, const_cast<char*>("headlabel"), nullptr);
+    collect_clusters();
+    assign_nodes();
+    for (uint32_t c = 0; c < clusters_.size(); ++c) read_cluster(c);
+    GraphDocument doc;
+    doc.source_format = "nvidia-dot";
+    doc.root = assemble();
+    link_dependents(doc.root);
+    return doc;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const { throw_input(origin_, why); }
+  [[noreturn]] void fail_node(Agnode_t* n, const std::string& why) const {
+    fail("node " + shown(agnameof(n)) + ": " + why);
+  }
+  static std::string graph_name(uint32_t gid) { return "graph_" + std::to_string(gid); }
+
+  // --- clusters and node membership ---
+
+  void collect_clusters() {
+    for (Agraph_t* s = agfstsubg(root_); s; s = agnxtsubg(s)) {
+      const char* name = agnameof(s);
+      string_view nm = name ? string_view(name) : string_view();
+      if (!starts_with(nm, "cluster")) continue;  // layout helpers are not graphs
+      uint32_t gid = 0;
+      if (!starts_with(nm, "cluster_") || parse_uint(nm.substr(8), &gid) != Num::ok || !is_digit(nm[8]))
+        fail("subgraph " + shown(nm) + ": bad cluster name (expected cluster_G)");
+      Cluster c;
+      c.gid = gid;
+      c.sub = s;
+      clusters_.push_back(std::move(c));
+    }
+    if (clusters_.empty()) fail("no cluster: not cudaGraphDebugDotPrint output");
+    // File order (subgraphs are kept in name order).
+    std::sort(clusters_.begin(), clusters_.end(),
+              [](const Cluster& a, const Cluster& b) { return AGSEQ(a.sub) < AGSEQ(b.sub); });
+    by_gid_.reserve(clusters_.size());
+    for (uint32_t i = 0; i < clusters_.size(); ++i) by_gid_.emplace_back(clusters_[i].gid, i);
+    std::sort(by_gid_.begin(), by_gid_.end());
+    for (size_t i = 1; i < by_gid_.size(); ++i)
+      if (by_gid_[i].first == by_gid_[i - 1].first)
+        fail("two clusters for " + graph_name(by_gid_[i].first));
+  }
+
+  int64_t find_cluster(uint32_t gid) const {
+    auto it = std::lower_bound(by_gid_.begin(), by_gid_.end(), std::make_pair(gid, uint32_t(0)));
+    if (it == by_gid_.end() || it->first != gid) return -1;
+    return it->second;
+  }
+
+  // "graph_G_node_N" -> (G, N).
+  void parse_node_name(Agnode_t* n, uint32_t* g, uint32_t* id) const {
+    const char* name = agnameof(n);
+    string_view s = name ? string_view(name) : string_view();
+    size_t mid = s.find("_node_");
+    if (!starts_with(s, "graph_") || mid == string_view::npos || mid <= 6 || !is_digit(s[6]) ||
+        mid + 6 >= s.size() || !is_digit(s[mid + 6]))
+      fail_node(n, "bad node name (expected graph_G_node_N)");
+    Num a = parse_uint(s.substr(6, mid - 6), g), b = parse_uint(s.substr(mid + 6), id);
+    if (a == Num::range || b == Num::range) fail_node(n, "bad node name (a number out of range)");
+    if (a != Num::ok || b != Num::ok) fail_node(n, "bad node name (expected graph_G_node_N)");
+  }
+
+  uint32_t& slot(std::vector<uint32_t>& v, Agnode_t* n) {
+    size_t seq = AGSEQ(n);
+    if (seq >= v.size()) v.resize(seq + 1 + v.size() / 2, 0);
+    return v[seq];
+  }
+
+  void assign_nodes() {
+    size_t total = size_t(agnnodes(root_));
+    owner_.assign(total + 2, 0);
+    index_.assign(total + 2, 0);
+    size_t assigned = 0;
+    for (uint32_t c = 0; c < clusters_.size(); ++c) {
+      Cluster& cl = clusters_[c];
+      cl.nodes.reserve(size_t(agnnodes(cl.sub)));
+      for (Agnode_t* n = agfstnode(cl.sub); n; n = agnxtnode(cl.sub, n)) {
+        uint32_t g = 0, id = 0;
+        parse_node_name(n, &g, &id);
+        if (g != cl.gid) fail_node(n, "is in cluster " + graph_name(cl.gid));
+        uint32_t& own = slot(owner_, n);
+        if (own != 0)
+          fail_node(n, "is in two clusters (" + graph_name(clusters_[own - 1].gid) + " and " +
+                           graph_name(cl.gid) + ")");
+        own = c + 1;
+        cl.nodes.emplace_back(id, n);
+        ++assigned;
+      }
+      auto by_id = [](const std::pair<uint32_t, Agnode_t*>& a, const std::pair<uint32_t, Agnode_t*>& b) {
+        return a.first < b.first;
+      };
+      if (!std::is_sorted(cl.nodes.begin(), cl.nodes.end(), by_id))
+        std::sort(cl.nodes.begin(), cl.nodes.end(), by_id);
+      for (size_t i = 0; i < cl.nodes.size(); ++i) {
+        if (i > 0 && cl.nodes[i].first == cl.nodes[i - 1].first)
+          fail_node(cl.nodes[i].second, "duplicate node id " + std::to_string(cl.nodes[i].first) +
+                                            " in " + graph_name(cl.gid) + " (also " +
+                                            shown(agnameof(cl.nodes[i - 1].second)) + ")");
+        slot(index_, cl.nodes[i].second) = uint32_t(i);
+      }
+    }
+    if (assigned != total) {
+      for (Agnode_t* n = agfstnode(root_); n; n = agnxtnode(root_, n))
+        if (slot(owner_, n) == 0) fail_node(n, "is outside any cluster");
+    }
+  }
+
+  // --- one cluster: nodes from labels, dependencies from edges ---
+
+  void read_cluster(uint32_t c) {
+    Cluster& cl = clusters_[c];
+    Graph& g = cl.graph;
+    g.graph_id = cl.gid;
+    g.nodes.resize(cl.nodes.size());
+    cl.refs_begin = uint32_t(refs_.size());
+    for (uint32_t i = 0; i < cl.nodes.size(); ++i) {
+      Node& node = g.nodes[i];
+      node.index = i;
+      node.node_id = cl.nodes[i].first;
+      node.graph_id = cl.gid;
+      node.template_tools_id = tools_id(cl.gid, node.node_id);
+      read_label(cl.nodes[i].second, c, node);
+    }
+    cl.refs_end = uint32_t(refs_.size());
+    read_edges(c);
+  }
+
+  void read_edges(uint32_t c) {
+    Cluster& cl = clusters_[c];
+    edges_.clear();
+    for (uint32_t i = 0; i < cl.nodes.size(); ++i) {
+      Agnode_t* n = cl.nodes[i].second;
+      for (Agedge_t* e = agfstout(root_, n); e; e = agnxtout(root_, e)) {
+        Agnode_t* h = aghead(e);
+        uint32_t hc = slot(owner_, h) - 1;
+        if (hc >= clusters_.size()) fail_node(h, "is outside any cluster");
+        if (hc != c)
+          fail("edge " + shown(agnameof(n)) + " -> " + shown(agnameof(h)) + " joins two clusters (" +
+               graph_name(cl.gid) + " and " + graph_name(clusters_[hc].gid) + ")");
+        uint32_t key = UINT32_MAX;
+        if (headlabel_sym_) {
+          string_view hl = trim(agxget(e, headlabel_sym_));
+          if (!hl.empty() && parse_uint(hl, &key) != Num::ok)
+            fail("edge " + shown(agnameof(n)) + " -> " + shown(agnameof(h)) + ": bad headlabel '" +
+                 shown(hl) + "'");
+        }
+        edges_.push_back({slot(index_, h), i, key});
+      }
+    }
+    // Bucket the edges by head, keeping the tails' order, then order each
+    // head's dependencies by headlabel where the file gives one.
+    std::vector<Node>& nodes = cl.graph.nodes;
+    std::vector<uint32_t>& start = scratch_u32_;
+    start.assign(nodes.size() + 1, 0);
+    for (const EdgeRec& e : edges_) ++start[e.head + 1];
+    for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+    sorted_edges_.resize(edges_.size());
+    {
+      std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+      for (const EdgeRec& e : edges_) sorted_edges_[fill[e.head]++] = e;
+    }
+    auto by_key = [](const EdgeRec& a, const EdgeRec& b) { return a.key < b.key; };
+    for (uint32_t h = 0; h < nodes.size(); ++h) {
+      auto b = sorted_edges_.begin() + start[h], e = sorted_edges_.begin() + start[h + 1];
+      if (b == e) continue;
+      if (!std::is_sorted(b, e, by_key)) std::stable_sort(b, e, by_key);
+      auto& deps = nodes[h].dependencies;
+      deps.reserve(size_t(e - b));
+      for (auto it = b; it != e; ++it) {
+        Dependency d;
+        d.from = it->tail;
+        deps.push_back(d);
+      }
+    }
+  }
+
+  // --- labels ---
+
+  void read_label(Agnode_t* n, uint32_t c, Node& node) {
+    string_view label = label_sym_ ? string_view(agxget(n, label_sym_)) : string_view();
+    string_view body = trim(label);
+    if (body.empty() || body == "\\N")
+      fail_node(n, "has no label (a node named only by an edge?)");
+    string_view shape = shape_sym_ ? string_view(agxget(n, shape_sym_)) : string_view();
+    if (body[0] == '{' || shape == "record" || shape == "Mrecord")
+      read_record_label(n, c, node, body);
+    else
+      read_line_label(n, c, node, body, shape);
+  }
+
+  // "N" or "N (topoId: T)": checks N against the node's name.
+  void check_label_id(Agnode_t* n, const Node& node, string_view s) const {
+    size_t e = 0;
+    while (e < s.size() && is_digit(s[e])) ++e;
+    uint32_t id = 0;
+    Num r = e == 0 ? Num::bad : parse_uint(s.substr(0, e), &id);
+    if (r == Num::ok && e < s.size() && s[e] != ' ' && s[e] != '(') r = Num::bad;
+    if (r == Num::range) fail_node(n, "node id '" + shown(s) + "' is out of range");
+    if (r != Num::ok) fail_node(n, "bad node id '" + shown(s) + "' in the label");
+    if (id != node.node_id)
+      fail_node(n, "the label says node id " + std::to_string(id) + " but the name says " +
+                       std::to_string(node.node_id));
+  }
+
+  template <typename T>
+  T number(Agnode_t* n, string_view what, string_view s) const {
+    T v{};
+    switch (parse_uint(trim(s), &v)) {
+      case Num::ok:
+        return v;
+      case Num::range:
+        fail_node(n, std::string(what) + " '" + shown(s) + "' is out of range");
+      case Num::bad:
+        break;
+    }
+    fail_node(n, "bad " + std::string(what) + " '" + shown(s) + "'");
+  }
+
+  void set_kernel_name(Node& node, string_view name) {
+    node.kernel_name.assign(name.data(), name.size());
+    if (!node.kernel) node.kernel.emplace().geometry_known = false;
+    auto it = demangled_.find(node.kernel_name);
+    if (it == demangled_.end()) it = demangled_.emplace(node.kernel_name, demangle(node.kernel_name)).first;
+    node.kernel->demangled = it->second;
+  }
+
+  void add_ref(uint32_t c, const Node& node, uint32_t gid) { refs_.push_back(Ref{c, node.index, gid}); }
+
+  // Default labels and the simple verbose ones: lines.
+  void read_line_label(Agnode_t* n, uint32_t c, Node& node, string_view body, string_view shape) {
+    size_t nl = body.find('\n');
+    check_label_id(n, node, trim(body.substr(0, nl)));
+    string_view rest = nl == string_view::npos ? string_view() : body.substr(nl + 1);
+    nl = rest.find('\n');
+    string_view kw = trim(rest.substr(0, nl));
+    rest = nl == string_view::npos ? string_view() : rest.substr(nl + 1);
+    if (kw.empty()) fail_node(n, "label has no node type");
+
+    uint32_t ref = 0;
+    if (shape == "octagon") {
+      node.type = NodeType::kernel;  // default mode prints kernels by name
+    } else if (parse_graph_ref(kw, &ref)) {
+      node.type = NodeType::child_graph;
+      add_ref(c, node, ref);
+    } else if (keyword_type(kw, &node.type)) {
+    } else if (looks_like_keyword(kw)) {
+      node.type = NodeType::unknown;
+      node.type_spelling.assign(kw.data(), kw.size());
+    } else {
+      node.type = NodeType::kernel;
+    }
+    if (node.type == NodeType::kernel) set_kernel_name(node, kw);
+
+    // Further lines: "(kind,bytes)" or "key: value".
+    while (!rest.empty()) {
+      nl = rest.find('\n');
+      string_view line = trim(rest.substr(0, nl));
+      rest = nl == string_view::npos ? string_view() : rest.substr(nl + 1);
+      if (line.size() >= 2 && line.front() == '(' && line.back() == ')') {
+        string_view in = line.substr(1, line.size() - 2);
+        size_t comma = in.rfind(',');
+        if (comma == string_view::npos) continue;
+        string_view a = trim(in.substr(0, comma)), b = trim(in.substr(comma + 1));
+        if (node.type == NodeType::memcpy) {
+          MemcpyInfo& m = node.memcpy ? *node.memcpy : node.memcpy.emplace();
+          m.kind = memcpy_kind(a);
+          m.bytes = number<uint64_t>(n, "memcpy size", b);
+        } else if (node.type == NodeType::memset) {
+          MemsetInfo& m = node.memset ? *node.memset : node.memset.emplace();
+          m.value = number<uint64_t>(n, "memset value", a);
+          m.bytes = number<uint64_t>(n, "memset size", b);
+          m.element_size = 1;
+          m.width = m.bytes;
+          m.height = 1;
+        }
+        continue;
+      }
+      size_t colon = line.find(':');
+      if (colon == string_view::npos) continue;
+      string_view key = trim(line.substr(0, colon)), val = trim(line.substr(colon + 1));
+      apply_pair(n, node, key, val);
+    }
+  }
+
+  static std::string memcpy_kind(string_view v) {
+    // "HtoD (HOST PINNED to DEVICE)" -> "HtoD"
+    size_t e = 0;
+    while (e < v.size() && !is_space(v[e]) && v[e] != '(') ++e;
+    string_view k = v.substr(0, e);
+    if (k.size() == 7 && lower(k) == "default") return "default";
+    return std::string(k);
+  }
+
+  // Key/value pairs common to the verbose forms.
+  void apply_pair(Agnode_t* n, Node& node, string_view key, string_view val) {
+    if (key == "node handle") {
+      node.handle = number<uint64_t>(n, "node handle", val);
+    } else if (key == "event") {
+      node.event_ptr = number<uint64_t>(n, "event", val);
+    } else if (key == "fn") {
+      HostInfo& h = node.host ? *node.host : node.host.emplace();
+      h.fn = number<uint64_t>(n, "host fn", val);
+    } else if (key == "userData") {
+      HostInfo& h = node.host ? *node.host : node.host.emplace();
+      h.user_data = number<uint64_t>(n, "host userData", val);
+    }
+  }
+
+  // Verbose records (and default-mode conditional nodes).
+  void read_record_label(Agnode_t* n, uint32_t c, Node& node, string_view body) {
+    if (!record_.parse(body)) fail_node(n, "label is not a well-formed record");
+    string_view kw = record_.keyword();
+    if (kw.empty()) fail_node(n, "label has no node type");
+    uint32_t ref = 0;
+    if (parse_graph_ref(kw, &ref)) {
+      node.type = NodeType::child_graph;
+      add_ref(c, node, ref);
+    } else if (!keyword_type(kw, &node.type)) {
+      node.type = NodeType::unknown;
+      node.type_spelling.assign(kw.data(), kw.size());
+    }
+
+    string_view launch, width, height, depth, kind, dptr, value, elem, mwidth, mheight;
+    int ptrs = 0;
+    bool have_id = false;  // the id is only checked: the node's name has it
+    for (const auto& [key, val] : record_.pairs()) {
+      if (key == "ID") {
+        if (!have_id) check_label_id(n, node, val);
+        have_id = true;
+      } else if (key == kLaunchKey) {
+        launch = val;
+      } else if (key == "func handle") {
+        uint64_t fh = number<uint64_t>(n, "func handle", val);
+        if (node.type == NodeType::kernel) {
+          if (!node.kernel) node.kernel.emplace().geometry_known = false;
+          node.kernel->function_handle = fh;
+        }
+      } else if (key == "kind") {
+        kind = val;
+      } else if (key == "Width") {
+        width = val;
+      } else if (key == "Height") {
+        height = val;
+      } else if (key == "Depth") {
+        depth = val;
+      } else if (key == "ptr") {
+        if (node.type == NodeType::memcpy && ptrs < 2) {
+          MemcpyInfo& m = node.memcpy ? *node.memcpy : node.memcpy.emplace();
+          (ptrs++ == 0 ? m.src : m.dst) = number<uint64_t>(n, "memcpy pointer", val);
+        }
+      } else if (key == "dptr") {
+        dptr = val;
+      } else if (key == "value") {
+        value = val;
+      } else if (key == "elementSize") {
+        elem = val;
+      } else if (key == "width") {
+        mwidth = val;
+      } else if (key == "height") {
+        mheight = val;
+      } else if (key == "bytesize") {
+        uint64_t bytes = number<uint64_t>(n, "bytesize", val);
+        if (node.type == NodeType::mem_alloc) {
+          MemAllocInfo& m = node.mem_alloc ? *node.mem_alloc : node.mem_alloc.emplace();
+          m.bytes = bytes;
+        }
+      } else if (key == "Conditional Handle") {
+        node.conditional_handle = number<uint64_t>(n, "conditional handle", val);
+      } else if (key == "Conditional Type") {
+        node.conditional_type = lower(val);
+      } else {
+        apply_pair(n, node, key, val);
+      }
+    }
+
+    switch (node.type) {
+      case NodeType::kernel:
+        read_launch(n, node, launch);
+        break;
+      case NodeType::memcpy: {
+        MemcpyInfo& m = node.memcpy ? *node.memcpy : node.memcpy.emplace();
+        if (!kind.empty()) m.kind = memcpy_kind(kind);
+        if (!width.empty()) {
+          uint64_t w = number<uint64_t>(n, "memcpy Width", width);
+          uint64_t h = height.empty() ? 1 : number<uint64_t>(n, "memcpy Height", height);
+          uint64_t d = depth.empty() ? 1 : number<uint64_t>(n, "memcpy Depth", depth);
+          if (mul_overflows(w, h, &m.bytes) || mul_overflows(m.bytes, d, &m.bytes))
+            fail_node(n, "memcpy extent is out of range");
+        }
+        break;
+      }
+      case NodeType::memset: {
+        MemsetInfo& m = node.memset ? *node.memset : node.memset.emplace();
+        if (!value.empty()) m.value = number<uint64_t>(n, "memset value", value);
+        if (!elem.empty()) m.element_size = number<uint32_t>(n, "memset elementSize", elem);
+        if (!mwidth.empty()) m.width = number<uint64_t>(n, "memset width", mwidth);
+        if (!mheight.empty()) m.height = number<uint64_t>(n, "memset height", mheight);
+        if (!dptr.empty()) m.dst = number<uint64_t>(n, "memset dptr", dptr);
+        if (mul_overflows(m.element_size, m.width, &m.bytes) || mul_overflows(m.bytes, m.height, &m.bytes))
+          fail_node(n, "memset size is out of range");
+        break;
+      }
+      case NodeType::mem_alloc:
+        if (!dptr.empty()) {
+          MemAllocInfo& m = node.mem_alloc ? *node.mem_alloc : node.mem_alloc.emplace();
+          m.dptr = number<uint64_t>(n, "mem_alloc dptr", dptr);
+        }
+        break;
+      case NodeType::mem_free:
+        if (!dptr.empty()) node.mem_free_dptr = number<uint64_t>(n, "mem_free dptr", dptr);
+        break;
+      default:
+        break;
+    }
+
+    // Bodies: every "graph_G" field, in the order printed ({True|graph_23}).
+    if (node.type == NodeType::conditional || node.type == NodeType::unknown) {
+      for (string_view leaf : record_.leaves())
+        if (parse_graph_ref(leaf, &ref)) add_ref(c, node, ref);
+    }
+  }
+
+  static bool mul_overflows(uint64_t a, uint64_t b, uint64_t* out) {
+    return __builtin_mul_overflow(a, b, out);
+  }
+
+  // "name\<\<\<grid,block,shmem\>\>\>", grid and block either "n" or
+  // "\{x,y[,z]\}".
+  void read_launch(Agnode_t* n, Node& node, string_view launch) {
+    if (!node.kernel) node.kernel.emplace().geometry_known = false;
+    if (launch.empty()) return;
+    unescape_into(launch, text_);
+    string_view s = text_;
+    size_t open = s.rfind("<<<");
+    if (open == string_view::npos || s.size() < 3 || s.compare(s.size() - 3, 3, ">>>") != 0 ||
+        open + 3 > s.size() - 3) {
+      set_kernel_name(node, trim(s));
+      return;
+    }
+    set_kernel_name(node, trim(s.substr(0, open)));
+    string_view args = s.substr(open + 3, s.size() - 3 - (open + 3));
+    KernelInfo& k = *node.kernel;
+    size_t pos = 0;
+    auto bad = [&]() { fail_node(n, "bad launch configuration '<<<" + shown(args) + ">>>'"); };
+    auto num = [&](uint32_t* out) {
+      size_t b = pos;
+      while (pos < args.size() && is_digit(args[pos])) ++pos;
+      if (pos == b) bad();
+      Num r = parse_uint(args.substr(b, pos - b), out);
+      if (r == Num::range)
+        fail_node(n, "launch configuration '<<<" + shown(args) + ">>>': " +
+                         shown(args.substr(b, pos - b)) + " is out of range");
+      if (r != Num::ok) bad();
+    };
+    auto dim = [&](Dim3* d) {
+      if (pos < args.size() && args[pos] == '{') {
+        ++pos;
+        uint32_t* v[3] = {&d->x, &d->y, &d->z};
+        for (int i = 0;; ++i) {
+          if (i == 3) bad();
+          num(v[i]);
+          if (pos < args.size() && args[pos] == ',') {
+            ++pos;
+            continue;
+          }
+          if (pos < args.size() && args[pos] == '}') {
+            ++pos;
+            break;
+          }
+          bad();
+        }
+      } else {
+        num(&d->x);
+      }
+    };
+    auto comma = [&]() {
+      if (pos >= args.size() || args[pos] != ',') bad();
+      ++pos;
+    };
+    dim(&k.grid);
+    comma();
+    dim(&k.block);
+    comma();
+    num(&k.shared_mem_bytes);
+    // Anything after the shared memory size (a later CUDA's extra launch
+    // fields) is not understood, but does not make the label wrong.
+    if (pos < args.size() && args[pos] != ',') bad();
+    k.geometry_known = true;
+  }
+
+  // --- bodies ---
+
+  Graph assemble() {
+    // Resolve references; each cluster may be referenced by one node only.
+    for (uint32_t r = 0; r < refs_.size(); ++r) {
+      Ref& ref = refs_[r];
+      Agnode_t* n = clusters_[ref.cluster].nodes[ref.node].second;
+      int64_t t = find_cluster(ref.target_gid);
+      if (t < 0) fail_node(n, "names " + graph_name(ref.target_gid) + ", which is not in the file");
+      ref.target = uint32_t(t);
+      Cluster& target = clusters_[t];
+      if (target.referenced_by >= 0) {
+        const Ref& other = refs_[target.referenced_by];
+        Agnode_t* m = clusters_[other.cluster].nodes[other.node].second;
+        fail("cluster " + graph_name(target.gid) + " is referenced by two nodes (" + shown(agnameof(m)) +
+             " and " + shown(agnameof(n)) + ")");
+      }
+      target.referenced_by = r;
+    }
+    int64_t root = -1;
+    for (uint32_t c = 0; c < clusters_.size(); ++c) {
+      if (clusters_[c].referenced_by >= 0) continue;
+      if (root >= 0)
+        fail("clusters " + graph_name(clusters_[root].gid) + " and " + graph_name(clusters_[c].gid) +
+             " are both unreferenced (two root graphs)");
+      root = c;
+    }
+    if (root < 0) fail("no root graph: every cluster is a body of some node (a cycle of graph references)");
+
+    Graph g = build(uint32_t(root), 0);
+    for (Node& node : g.nodes) node.tools_id = node.template_tools_id;
+    for (const Cluster& cl : clusters_) {
+      if (cl.built) continue;
+      const Ref& r = refs_[cl.referenced_by];
+      fail("cluster " + graph_name(cl.gid) + " is on a cycle of graph references (named by " +
+           shown(agnameof(clusters_[r.cluster].nodes[r.node].second)) + ")");
+    }
+    return g;
+  }
+
+  Graph build(uint32_t c, int depth) {
+    Cluster& cl = clusters_[c];
+    if (depth > kMaxNesting)
+      fail("graphs nested deeper than " + std::to_string(kMaxNesting) + " (at cluster " + graph_name(cl.gid) + ")");
+    cl.built = true;
+    Graph g = std::move(cl.graph);
+    for (uint32_t r = cl.refs_begin; r < cl.refs_end; ++r)
+      g.nodes[refs_[r].node].bodies.push_back(build(refs_[r].target, depth + 1));
+    return g;
+  }
+
+  Agraph_t* root_;
+  const std::string& origin_;
+  Agsym_t* label_sym_ = nullptr;
+  Agsym_t* shape_sym_ = nullptr;
+  Agsym_t* headlabel_sym_ = nullptr;
+  std::vector<Cluster> clusters_;
+  std::vector<std::pair<uint32_t, uint32_t>> by_gid_;  // (G, cluster index), by G
+  std::vector<uint32_t> owner_, index_;                // by AGSEQ of a node: cluster + 1, index
+  std::vector<Ref> refs_;
+  std::vector<EdgeRec> edges_, sorted_edges_;
+  std::vector<uint32_t> scratch_u32_;
+  std::unordered_map<std::string, std::string> demangled_;
+  RecordLabel record_;
+  std::string text_;
+};
+
+}  // namespace
+
+GraphDocument read_nvidia_dot(const std::string& text, const std::string& origin) {
+  if (trim(text).empty()) throw_input(origin, "not a DOT graph (empty)");
+  if (const void* nul = std::memchr(text.data(), '\0', text.size()))
+    throw_input(origin, "not a DOT graph (a NUL byte at offset " +
+                            std::to_string(static_cast<const char*>(nul) - text.data()) + ")");
+  CgraphSession session;
+  MemChannel ch{text.data(), text.size(), 0};
+  GraphPtr g = session.read(ch);
+  if (!g) {
+    if (session.failed()) throw_input(origin, "not a DOT graph (" + syntax_reason(session.errors()) + ")");
+    throw_input(origin, "not a DOT graph (no graph in the text)");
+  }
+  // Anything after the graph's closing brace, read on from where it ended.
+  {
+    GraphPtr more = session.read(ch);
+    bool trailing = more || session.failed();
+    if (more) {
+      more.reset();
+      session.drain(ch);
+    }
+    if (trailing) throw_input(origin, "not a DOT graph (text after the end of the graph)");
+  }
+  return Reader(g.get(), origin).run();
+}
+
+}  // namespace graphscope

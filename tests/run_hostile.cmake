@@ -1,0 +1,26 @@
+# One hostile input: `graphscope dump INPUT --json -o OUT` must exit 3, print
+# exactly one line "graphscope: ..." on stderr and nothing on stdout, and
+# leave no output file (nor a temporary) behind.
+cmake_minimum_required(VERSION 3.22)
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+execute_process(COMMAND "${GS}" dump "${INPUT}" --json -o "${WORK}/out.json"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+set(bad "")
+if(NOT rc EQUAL 3)
+  string(APPEND bad "exit code ${rc}, expected 3\n")
+endif()
+if(NOT out STREQUAL "")
+  string(APPEND bad "printed on stdout: ${out}\n")
+endif()
+if(NOT err MATCHES "^graphscope: [^\n]+\n$")
+  string(APPEND bad "stderr is not one 'graphscope: ' line: ${err}\n")
+endif()
+file(GLOB left "${WORK}/*")
+if(left)
+  string(APPEND bad "left files behind: ${left}\n")
+endif()
+if(bad)
+  message(FATAL_ERROR "${INPUT}:\n${bad}")
+endif()
+message(STATUS "${err}")
