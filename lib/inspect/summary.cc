@@ -108,9 +108,9 @@ std::string format_summary(const GraphDocument& doc, const GraphSummary& s, cons
   if (!s.top_kernels.empty()) {
     out += "\ntop kernels\n";
     for (const auto& [name, n] : s.top_kernels) {
-      std::string shortn = short_kernel_name(name, 40);
+      std::string shortn = short_kernel_name(name, 52);
       std::string full = name.size() > 100 ? name.substr(0, 97) + "..." : name;
-      std::snprintf(buf, sizeof buf, "  %6zu  %-40s %s\n", n, shortn.c_str(), full.c_str());
+      std::snprintf(buf, sizeof buf, "  %6zu  %-52s %s\n", n, shortn.c_str(), full.c_str());
       out += buf;
     }
   }
