@@ -22,5 +22,6 @@ struct Command {
 const std::vector<Command>& commands();
 
 Handler declare_dump(CLI::App& sub);
+Handler declare_capture(CLI::App& sub);
 
 }  // namespace graphscope::cli

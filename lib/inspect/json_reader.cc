@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <limits>
+#include <unordered_map>
 
 #include "error.h"
 #include "json_tape.h"
@@ -55,6 +56,11 @@ class Reader {
       std::string_view k = t_.member_key(root, i);
       uint32_t v = t_.member_value(root, i);
       if (k == "schema" || k == "nodes") continue;
+      if (k == "kernel_names") {
+        kernel_names = v;
+        expect(v, Kind::object, "kernel_names", "an object of mangled to demangled names");
+        continue;
+      }
       if (k == "exec_graph_id") doc.exec_graph_id = opt_u32(v, "exec_graph_id");
       else if (k == "template_graph_id") doc.root.graph_id = opt_u32(v, "template_graph_id");
       else if (k == "name") doc.name = string(v, "name");
@@ -67,10 +73,34 @@ class Reader {
     uint32_t nodes = t_.find(root, "nodes");
     if (nodes == kAbsent) fail("nodes", "missing: a graph document lists its nodes");
     graph(nodes, "nodes", doc.root, 0);
+    if (kernel_names != kAbsent) apply_kernel_names(kernel_names, doc.root);
     return doc;
   }
 
  private:
+  void apply_kernel_names(uint32_t table, Graph& g) {
+    if (names_.empty())
+      for (uint32_t i = 0, c = t_.at(table).count; i < c; ++i)
+        names_.emplace(t_.member_key(table, i), t_.member_value(table, i));
+    for (auto& n : g.nodes) {
+      if (n.type == NodeType::kernel && !n.kernel_name.empty()) {
+        auto it = names_.find(n.kernel_name);
+        uint32_t d = it == names_.end() ? kAbsent : it->second;
+        if (d != kAbsent) {
+          if (!n.kernel) {
+            n.kernel.emplace();
+            n.kernel->geometry_known = false;
+          }
+          n.kernel->demangled = std::string(string(d, Path("kernel_names", n.kernel_name)));
+        }
+      }
+      for (auto& b : n.bodies) apply_kernel_names(table, b);
+    }
+  }
+
+  uint32_t kernel_names = kAbsent;
+  std::unordered_map<std::string_view, uint32_t> names_;
+
   [[noreturn]] void fail(const Path& path, const std::string& why) const {
     std::string where = path.str();
     throw_input(origin_, where.empty() ? why : where + ": " + why);

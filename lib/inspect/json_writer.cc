@@ -1,5 +1,6 @@
 #include "json_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -71,9 +72,33 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
+void JsonWriter::string(std::string_view s) {
+  // Plain ASCII needs no escaping: copy it in one piece; anything else goes
+  // through the general escaper.
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+    ++i;
+  }
+  if (i == s.size()) {
+    char* p = grow(s.size() + 2);
+    p[0] = '"';
+    std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    len_ += s.size() + 2;
+    return;
+  }
+  std::string escaped;
+  append_json_string(escaped, s);
+  put(escaped);
+}
+
 void JsonWriter::newline() {
-  out_.push_back('\n');
-  out_.append(2 * first_.size(), ' ');
+  put('\n');
+  size_t n = 2 * first_.size();
+  std::memset(grow(n), ' ', n);
+  len_ += n;
 }
 
 void JsonWriter::before_value() {
@@ -82,14 +107,15 @@ void JsonWriter::before_value() {
     return;
   }
   if (first_.empty()) return;
-  if (!first_.back()) out_.append(int(first_.size()) <= pretty_depth_ ? "," : ", ");
+  bool pretty = int(first_.size()) <= pretty_depth_;
+  if (!first_.back()) put(pretty ? std::string_view(",") : std::string_view(", "));
   first_.back() = false;
-  if (int(first_.size()) <= pretty_depth_) newline();
+  if (pretty) newline();
 }
 
 JsonWriter& JsonWriter::begin_object() {
   before_value();
-  out_.push_back('{');
+  put('{');
   first_.push_back(true);
   return *this;
 }
@@ -99,7 +125,7 @@ JsonWriter& JsonWriter::close(char bracket) {
   bool pretty = int(first_.size()) <= pretty_depth_;
   first_.pop_back();
   if (pretty && !empty) newline();
-  out_.push_back(bracket);
+  put(bracket);
   return *this;
 }
 
@@ -107,7 +133,7 @@ JsonWriter& JsonWriter::end_object() { return close('}'); }
 
 JsonWriter& JsonWriter::begin_array() {
   before_value();
-  out_.push_back('[');
+  put('[');
   first_.push_back(true);
   return *this;
 }
@@ -116,65 +142,75 @@ JsonWriter& JsonWriter::end_array() { return close(']'); }
 
 JsonWriter& JsonWriter::key(std::string_view k) {
   before_value();
-  append_json_string(out_, k);
-  out_.append(": ");
+  string(k);
+  put(": ");
+  after_key_ = true;
+  return *this;
+}
+
+JsonWriter& JsonWriter::key_literal(std::string_view k) {
+  before_value();
+  char* p = grow(k.size() + 4);
+  p[0] = '"';
+  std::memcpy(p + 1, k.data(), k.size());
+  std::memcpy(p + 1 + k.size(), "\": ", 3);
+  len_ += k.size() + 4;
   after_key_ = true;
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::string_view s) {
   before_value();
-  append_json_string(out_, s);
+  string(s);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(uint64_t v) {
   before_value();
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, r.ptr);
+  char* p = grow(24);
+  len_ += size_t(std::to_chars(p, p + 24, v).ptr - p);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(int64_t v) {
   before_value();
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, r.ptr);
+  char* p = grow(24);
+  len_ += size_t(std::to_chars(p, p + 24, v).ptr - p);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(double v) {
   if (!std::isfinite(v)) return null();  // JSON has no NaN or infinity
   before_value();
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, r.ptr);
+  char* p = grow(32);
+  len_ += size_t(std::to_chars(p, p + 32, v).ptr - p);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(bool v) {
   before_value();
-  out_.append(v ? "true" : "false");
+  put(v ? std::string_view("true") : std::string_view("false"));
   return *this;
 }
 
 JsonWriter& JsonWriter::null() {
   before_value();
-  out_.append("null");
+  put("null");
   return *this;
 }
 
 JsonWriter& JsonWriter::raw(std::string_view json) {
   before_value();
-  out_.append(json);
+  put(json);
   return *this;
 }
 
 std::string JsonWriter::take() {
+  out_.resize(len_);
+  if (!out_.empty() && out_.back() != '\n') out_.push_back('\n');
   std::string s;
   s.swap(out_);
-  if (!s.empty() && s.back() != '\n') s.push_back('\n');
+  len_ = 0;
   return s;
 }
 
@@ -182,28 +218,28 @@ namespace {
 
 template <typename T>
 void opt(JsonWriter& w, std::string_view k, const std::optional<T>& v) {
-  if (v) w.key(k).value(*v);
+  if (v) w.key_literal(k).value(*v);
 }
 
 void dim3(JsonWriter& w, std::string_view k, const Dim3& d) {
-  w.key(k).begin_array().value(d.x).value(d.y).value(d.z).end_array();
+  w.key_literal(k).begin_array().value(d.x).value(d.y).value(d.z).end_array();
 }
 
 void write_graph_body(JsonWriter& w, const Graph& g);
 
 void write_node(JsonWriter& w, const Node& n) {
   w.begin_object();
-  w.key("index").value(n.index);
-  w.key("node_type").value(to_string(n.type));
-  w.key("tools_id");
+  w.key_literal("index").value(n.index);
+  w.key_literal("node_type").value(to_string(n.type));
+  w.key_literal("tools_id");
   n.tools_id ? w.value(*n.tools_id) : w.null();
-  w.key("graph_id");
+  w.key_literal("graph_id");
   n.graph_id ? w.value(*n.graph_id) : w.null();
-  w.key("node_id").value(n.node_id);
-  w.key("kernel_name");
+  w.key_literal("node_id").value(n.node_id);
+  w.key_literal("kernel_name");
   n.type == NodeType::kernel ? w.value(n.kernel_name) : w.null();
-  w.key("event_ptr").value(n.event_ptr);
-  w.key("dependencies").begin_array();
+  w.key_literal("event_ptr").value(n.event_ptr);
+  w.key_literal("dependencies").begin_array();
   bool typed = false, ported = false;
   for (const auto& d : n.dependencies) {
     w.value(d.from);
@@ -211,77 +247,76 @@ void write_node(JsonWriter& w, const Node& n) {
     ported |= d.from_port != 0 || d.to_port != 0;
   }
   w.end_array();
-  w.key("dependents").begin_array();
+  w.key_literal("dependents").begin_array();
   for (uint32_t d : n.dependents) w.value(d);
   w.end_array();
   // Extensions: absent keys mean "unknown" or "default".
   if (typed) {
-    w.key("dependency_types").begin_array();
+    w.key_literal("dependency_types").begin_array();
     for (const auto& d : n.dependencies) w.value(to_string(d.type));
     w.end_array();
   }
   if (ported) {
-    w.key("dependency_ports").begin_array();
+    w.key_literal("dependency_ports").begin_array();
     for (const auto& d : n.dependencies)
       w.begin_array().value(uint32_t(d.from_port)).value(uint32_t(d.to_port)).end_array();
     w.end_array();
   }
   if (n.type == NodeType::unknown && !n.type_spelling.empty())
-    w.key("node_type_spelling").value(n.type_spelling);
+    w.key_literal("node_type_spelling").value(n.type_spelling);
   opt(w, "template_tools_id", n.template_tools_id);
   opt(w, "handle", n.handle);
-  if (n.kernel) {
+  if (n.kernel && (n.kernel->geometry_known || n.kernel->function_handle)) {
     const auto& k = *n.kernel;
-    w.key("kernel").begin_object();
-    if (!k.demangled.empty()) w.key("demangled").value(k.demangled);
+    w.key_literal("kernel").begin_object();
     if (k.geometry_known) {
       dim3(w, "grid", k.grid);
       dim3(w, "block", k.block);
       if (k.cluster) dim3(w, "cluster", *k.cluster);
-      w.key("shared_mem_bytes").value(k.shared_mem_bytes);
+      w.key_literal("shared_mem_bytes").value(k.shared_mem_bytes);
     }
     opt(w, "function_handle", k.function_handle);
     w.end_object();
   }
   if (n.memcpy) {
-    w.key("memcpy").begin_object().key("kind").value(n.memcpy->kind);
-    w.key("bytes").value(n.memcpy->bytes);
+    w.key_literal("memcpy").begin_object().key_literal("kind").value(n.memcpy->kind);
+    w.key_literal("bytes").value(n.memcpy->bytes);
     opt(w, "src", n.memcpy->src);
     opt(w, "dst", n.memcpy->dst);
     w.end_object();
   }
   if (n.memset) {
     const auto& m = *n.memset;
-    w.key("memset").begin_object().key("value").value(m.value);
-    w.key("element_size").value(m.element_size).key("width").value(m.width);
-    w.key("height").value(m.height).key("bytes").value(m.bytes);
+    w.key_literal("memset").begin_object().key_literal("value").value(m.value);
+    w.key_literal("element_size").value(m.element_size).key_literal("width").value(m.width);
+    w.key_literal("height").value(m.height).key_literal("bytes").value(m.bytes);
     opt(w, "dst", m.dst);
     w.end_object();
   }
   if (n.host) {
-    w.key("host").begin_object();
-    if (!n.host->symbol.empty()) w.key("symbol").value(n.host->symbol);
+    w.key_literal("host").begin_object();
+    if (!n.host->symbol.empty()) w.key_literal("symbol").value(n.host->symbol);
     opt(w, "fn", n.host->fn);
     opt(w, "user_data", n.host->user_data);
     w.end_object();
   }
   if (n.mem_alloc) {
-    w.key("mem_alloc").begin_object().key("bytes").value(n.mem_alloc->bytes);
+    w.key_literal("mem_alloc").begin_object().key_literal("bytes").value(n.mem_alloc->bytes);
     opt(w, "dptr", n.mem_alloc->dptr);
     w.end_object();
   }
-  if (n.mem_free_dptr) w.key("mem_free").begin_object().key("dptr").value(*n.mem_free_dptr).end_object();
+  if (n.mem_free_dptr) w.key_literal("mem_free").begin_object().key_literal("dptr").value(*n.mem_free_dptr).end_object();
   if (n.type == NodeType::conditional || !n.conditional_type.empty()) {
-    w.key("conditional").begin_object();
-    if (!n.conditional_type.empty()) w.key("type").value(n.conditional_type);
+    w.key_literal("conditional").begin_object();
+    if (!n.conditional_type.empty()) w.key_literal("type").value(n.conditional_type);
     opt(w, "handle", n.conditional_handle);
     w.end_object();
   }
   if (!n.bodies.empty()) {
-    w.key("bodies").begin_array();
+    w.key_literal("bodies").begin_array();
     for (const auto& b : n.bodies) {
       w.begin_object();
-      w.key("graph_id");
+      w.key_literal("graph_id");
       b.graph_id ? w.value(*b.graph_id) : w.null();
       write_graph_body(w, b);
       w.end_object();
@@ -291,8 +326,19 @@ void write_node(JsonWriter& w, const Node& n) {
   w.end_object();
 }
 
+void collect_kernel_names(const Graph& g, std::vector<std::pair<std::string_view, std::string_view>>& out) {
+  std::string_view last;
+  for (const auto& n : g.nodes) {
+    if (n.kernel && !n.kernel->demangled.empty() && n.kernel_name != last) {
+      out.emplace_back(n.kernel_name, n.kernel->demangled);
+      last = n.kernel_name;
+    }
+    for (const auto& b : n.bodies) collect_kernel_names(b, out);
+  }
+}
+
 void write_graph_body(JsonWriter& w, const Graph& g) {
-  w.key("nodes").begin_array();
+  w.key_literal("nodes").begin_array();
   for (const auto& n : g.nodes) write_node(w, n);
   w.end_array();
 }
@@ -301,26 +347,36 @@ void write_graph_body(JsonWriter& w, const Graph& g) {
 
 std::string write_graph_json(const GraphDocument& doc) {
   JsonWriter w(2);
-  w.buffer().reserve(256 + total_nodes(doc.root) * 320);
+  w.reserve(256 + total_nodes(doc.root) * 400);
   w.begin_object();
-  w.key("schema").value(kGraphSchema);
-  w.key("exec_graph_id");
+  w.key_literal("schema").value(kGraphSchema);
+  w.key_literal("exec_graph_id");
   doc.exec_graph_id ? w.value(*doc.exec_graph_id) : w.null();
-  w.key("template_graph_id");
+  w.key_literal("template_graph_id");
   doc.root.graph_id ? w.value(*doc.root.graph_id) : w.null();
-  if (!doc.name.empty()) w.key("name").value(doc.name);
-  if (!doc.source_format.empty()) w.key("source_format").value(doc.source_format);
+  if (!doc.name.empty()) w.key_literal("name").value(doc.name);
+  if (!doc.source_format.empty()) w.key_literal("source_format").value(doc.source_format);
   if (doc.device) {
     const auto& d = *doc.device;
-    w.key("device").begin_object();
-    w.key("name").value(d.name);
+    w.key_literal("device").begin_object();
+    w.key_literal("name").value(d.name);
     opt(w, "driver_version", d.driver_version);
     opt(w, "runtime_version", d.runtime_version);
     if (d.cc_major && d.cc_minor)
-      w.key("compute_capability").begin_array().value(*d.cc_major).value(*d.cc_minor).end_array();
+      w.key_literal("compute_capability").begin_array().value(*d.cc_major).value(*d.cc_minor).end_array();
     w.end_object();
   }
   for (const auto& [k, v] : doc.extra_json) w.key(k).raw(v);
+  // Demangled names once per kernel, not once per node.
+  std::vector<std::pair<std::string_view, std::string_view>> names;
+  collect_kernel_names(doc.root, names);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  if (!names.empty()) {
+    w.key_literal("kernel_names").begin_object();
+    for (const auto& [mangled, demangled] : names) w.key(mangled).value(demangled);
+    w.end_object();
+  }
   write_graph_body(w, doc.root);
   w.end_object();
   return w.take();

@@ -3,7 +3,9 @@
 // documents.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,8 @@ class JsonWriter {
   JsonWriter& begin_array();
   JsonWriter& end_array();
   JsonWriter& key(std::string_view k);
+  /// A key known to need no escaping (a literal of ours): written as is.
+  JsonWriter& key_literal(std::string_view k);
   JsonWriter& value(std::string_view s);
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
   JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
@@ -39,13 +43,27 @@ class JsonWriter {
   /// Inserts already-serialized JSON text as a value.
   JsonWriter& raw(std::string_view json);
   std::string take();
-  std::string& buffer() { return out_; }
+  /// Expects about n more bytes (saves regrowing a large document).
+  void reserve(size_t n) { grow(n); }
 
  private:
   void before_value();
   void newline();
   JsonWriter& close(char bracket);
+  void string(std::string_view s);
+  // The output: out_ is kept larger than what is written (len_ bytes), so
+  // appends are plain copies with one capacity check.
+  char* grow(size_t n) {
+    if (len_ + n > out_.size()) out_.resize(std::max(out_.size() * 2, len_ + n + 4096));
+    return &out_[len_];
+  }
+  void put(char c) { *grow(1) = c, ++len_; }
+  void put(std::string_view s) {
+    std::memcpy(grow(s.size()), s.data(), s.size());
+    len_ += s.size();
+  }
   std::string out_;
+  size_t len_ = 0;
   std::vector<bool> first_;  // per open container: no element written yet
   int pretty_depth_;
   bool after_key_ = false;

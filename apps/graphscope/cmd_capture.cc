@@ -1,0 +1,123 @@
+// graphscope capture WORKLOAD.so [options] [-- ARGS]
+#include <memory>
+
+#include "commands.h"
+#include "inspect/dot_writer.h"
+#include "inspect/error.h"
+#include "inspect/io.h"
+#include "inspect/json_writer.h"
+#include "inspect/summary.h"
+#ifdef GRAPHSCOPE_HAVE_CUDA
+#include "capture/capture.h"
+#endif
+
+namespace graphscope::cli {
+namespace {
+
+struct CaptureCli {
+  std::string workload;
+  std::vector<std::string> args;
+  std::string output = "-", dot, svg, nvidia_dot, nvidia_dot_flags = "verbose", graph;
+  std::string mode = "global", instantiate = "now";
+  bool summary = false, no_details = false;
+  int replays = 20, device = 0;
+  double timeout = 120;
+  size_t svg_max_nodes = kDefaultSvgMaxNodes;
+};
+
+// "out.json" -> "out.forward.json" when a workload has several graphs.
+std::string per_graph(const std::string& path, const std::string& name, bool several) {
+  if (!several || path.empty() || path == "-") return path;
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "." + name;
+  return path.substr(0, dot) + "." + name + path.substr(dot);
+}
+
+#ifdef GRAPHSCOPE_HAVE_CUDA
+unsigned parse_dot_flags(const std::string& s) {
+  if (s == "verbose") return 1;
+  if (s == "default" || s == "none") return 0;
+  char* end = nullptr;
+  unsigned long v = std::strtoul(s.c_str(), &end, 0);
+  if (!s.empty() && end && *end == 0 && v <= 0xffffffffUL) return unsigned(v);
+  throw Error(ExitCode::usage, "--nvidia-dot-flags " + s, "expected verbose, default or a number of cudaGraphDebugDotFlags");
+}
+
+int run_capture(const CaptureCli& c) {
+  capture::CaptureOptions o;
+  o.workload = c.workload;
+  o.args = c.args;
+  o.graph = c.graph;
+  o.capture_mode = c.mode;
+  o.instantiate = c.instantiate == "later" ? capture::Instantiate::later
+                  : c.instantiate == "never" ? capture::Instantiate::never
+                                             : capture::Instantiate::now;
+  o.replays = c.replays;
+  o.timeout_s = c.timeout;
+  o.device = c.device;
+  o.walk.details = !c.no_details;
+  o.nvidia_dot = !c.nvidia_dot.empty();
+  if (o.nvidia_dot) o.nvidia_dot_flags = parse_dot_flags(c.nvidia_dot_flags);
+  std::vector<capture::CapturedGraph> graphs = capture::capture_workload(o);
+  bool several = graphs.size() > 1;
+  if (several && c.output == "-" && !c.summary) {
+    std::string names;
+    for (const auto& g : graphs) names += (names.empty() ? "" : ", ") + g.doc.name;
+    throw Error(ExitCode::usage, "the workload has " + std::to_string(graphs.size()) + " graphs (" + names + ")",
+                "pick one with --graph, or write one file each with -o FILE.json");
+  }
+  // Render everything first, then write: a failure leaves no output at all.
+  std::vector<std::pair<std::string, std::string>> outputs;
+  std::string text;
+  for (const auto& g : graphs) {
+    if (c.summary) text += format_summary(g.doc, summarize(g.doc), c.workload + " graph " + g.doc.name) + "\n";
+    if (c.output != "-" || !c.summary) outputs.emplace_back(per_graph(c.output, g.doc.name, several), write_graph_json(g.doc));
+    if (!c.dot.empty()) outputs.emplace_back(per_graph(c.dot, g.doc.name, several), write_dot(g.doc));
+    if (!c.svg.empty()) outputs.emplace_back(per_graph(c.svg, g.doc.name, several), render_svg(g.doc, c.svg_max_nodes));
+    if (!c.nvidia_dot.empty()) outputs.emplace_back(per_graph(c.nvidia_dot, g.doc.name, several), g.nvidia_dot);
+  }
+  for (const auto& [path, data] : outputs) write_output(path, data);
+  if (c.summary) write_output("-", text);
+  return 0;
+}
+#endif
+
+}  // namespace
+
+Handler declare_capture(CLI::App& sub) {
+  auto c = std::make_shared<CaptureCli>();
+  sub.add_option("WORKLOAD", c->workload, "Workload shared object (see graphscope/workload.h)")->required();
+  sub.add_option("ARGS", c->args, "Arguments for the workload's setup, after --");
+  sub.add_option("-o,--output", c->output, "graphscope.graph/1 JSON (default: standard output); several graphs: "
+                                           "FILE.NAME.json each");
+  sub.add_flag("--summary", c->summary, "Print the summary of each graph instead of JSON on standard output");
+  sub.add_option("--dot", c->dot, "Also write graphscope's DOT picture");
+  sub.add_option("--svg", c->svg, "Also write the picture as SVG");
+  sub.add_option("--svg-max-nodes", c->svg_max_nodes, "Refuse to lay out larger graphs as SVG (default 5000)");
+  sub.add_option("--graph", c->graph, "Capture only the graph of this name");
+  sub.add_option("--capture-mode", c->mode, "cudaStreamCaptureMode: global (default), thread_local or relaxed")
+      ->check(CLI::IsMember({"global", "thread_local", "relaxed"}));
+  sub.add_option("--instantiate", c->instantiate,
+                 "now (default: instantiate, then walk), later (walk the template, then instantiate) or never "
+                 "(template only: no exec graph id, no replay)")
+      ->check(CLI::IsMember({"now", "later", "never"}));
+  sub.add_option("--replays", c->replays, "Steady-state replays timed after the first (default 20)")
+      ->check(CLI::Range(0, 1000000));
+  sub.add_option("--timeout", c->timeout, "Seconds the workload may run, set-up to tear-down (default 120)")
+      ->check(CLI::Range(0.1, 1e7));
+  sub.add_option("--device", c->device, "CUDA device ordinal (default 0)")->check(CLI::Range(0, 1024));
+  sub.add_flag("--no-details", c->no_details, "Walk types, ids, kernel names and edges only");
+  sub.add_option("--nvidia-dot", c->nvidia_dot, "Also write cudaGraphDebugDotPrint of the same graph");
+  sub.add_option("--nvidia-dot-flags", c->nvidia_dot_flags,
+                 "Flags for --nvidia-dot: verbose (default), default, or a number");
+#ifdef GRAPHSCOPE_HAVE_CUDA
+  return [c] { return run_capture(*c); };
+#else
+  return [c]() -> int {
+    throw Error(ExitCode::device, "capture is not available", "this graphscope was built without CUDA");
+  };
+#endif
+}
+
+}  // namespace graphscope::cli

@@ -1,0 +1,42 @@
+// Walking a live CUDA graph into lib/inspect's model. Used by `graphscope
+// capture` and, unchanged, by the injection library that attaches to
+// unmodified applications: it needs nothing but a cudaGraph_t (and, once
+// instantiated, its exec), and calls no CUDA API that would disturb the
+// application (no synchronization, no allocation).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "inspect/graph.h"
+
+namespace graphscope::capture {
+
+struct WalkOptions {
+  /// Per-node details: launch geometry, sizes, handles, host symbols. Off
+  /// gives types, ids, kernel names and edges only.
+  bool details = true;
+  /// CUDA 13.0 has no call that returns a conditional node's bodies; when a
+  /// graph has conditional nodes, recover them from cudaGraphDebugDotPrint of
+  /// the same graph (read with graphscope's DOT reader).
+  bool conditional_bodies = true;
+};
+
+/// Walks g (recursing into child graphs; conditional bodies per options)
+/// into a document with template ids: tools_id = (template_graph_id << 32)
+/// | local id, exec_graph_id null. Throws Error(device) on a CUDA error.
+GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options = {});
+
+/// The id of an instantiated graph: CUDA 13.1's cuGraphExecGetId when the
+/// driver has it, else CUPTI's cuptiGetGraphExecId (the same number).
+uint32_t exec_graph_id(cudaGraphExec_t exec);
+
+/// Remaps the root graph's ids to the exec graph, as PyTorch's
+/// get_graph_data does: graph_id = exec id, tools_id = (exec << 32) | local
+/// id, which is what CUPTI's activity records carry. Nested bodies are
+/// renumbered by instantiation with no API to say how: their tools_id stays
+/// null (records of them must be reported as unmatched, never guessed).
+void assign_exec_ids(GraphDocument& doc, uint32_t exec_id);
+
+}  // namespace graphscope::capture
