@@ -6,7 +6,9 @@
 // a memset every 50 blocks), plus, with --pdl, programmatic edges.
 //
 //   bench_capture [NODES] [REPEATS] [OUTDIR]
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <cupti.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 
 #include "bench_util.h"
 #include "capture/cuda_check.h"
+#include "capture/driver_api.h"
 #include "capture/walk.h"
 #include "inspect/io.h"
 #include "inspect/json_writer.h"
@@ -93,7 +96,7 @@ int main(int argc, char** argv) {
     cudaGraph_t g = make_graph(nodes);
     cudaGraphExec_t exec;
     auto inst = bench::time_ms([&] { GS_CUDA(cudaGraphInstantiate(&exec, g, 0)); });
-    uint32_t exec_id = capture::exec_graph_id(exec);
+    uint32_t exec_id = capture::exec_graph_id(exec).value_or(0);
     std::vector<double> walk, json, dump, nv;
     size_t bytes = 0;
     for (int r = 0; r < reps; ++r) {
@@ -114,6 +117,51 @@ int main(int argc, char** argv) {
       nv.push_back(bench::time_ms(
           [&] { GS_CUDA(cudaGraphDebugDotPrint(g, (dir + "/bench_capture.dot").c_str(), cudaGraphDebugDotFlagsVerbose)); }));
     }
+    // Where a walk's time goes: each per-node query alone over all nodes.
+    size_t n = 0;
+    GS_CUDA(cudaGraphGetNodes(g, nullptr, &n));
+    std::vector<cudaGraphNode_t> hs(n);
+    double t_nodes = bench::time_ms([&] { GS_CUDA(cudaGraphGetNodes(g, hs.data(), &n)); });
+    double t_type = bench::time_ms([&] {
+      for (auto h : hs) {
+        cudaGraphNodeType t;
+        GS_CUDA(cudaGraphNodeGetType(h, &t));
+      }
+    });
+    double t_cupti = bench::time_ms([&] {
+      for (auto h : hs) {
+        uint64_t id;
+        GS_CUPTI(cuptiGetGraphNodeId(reinterpret_cast<CUgraphNode>(h), &id));
+      }
+    });
+    double t_deps = bench::time_ms([&] {
+      cudaGraphNode_t d[16];
+      cudaGraphEdgeData e[16];
+      for (auto h : hs) {
+        size_t k = 16;
+        GS_CUDA(cudaGraphNodeGetDependencies(h, d, e, &k));
+      }
+    });
+    const auto& api = capture::driver_api();
+    double t_kparams = bench::time_ms([&] {
+      for (auto h : hs) {
+        CUDA_KERNEL_NODE_PARAMS p{};
+        api.graph_kernel_node_get_params(reinterpret_cast<CUgraphNode>(h), &p);
+      }
+    });
+    double t_cluster = bench::time_ms([&] {
+      for (auto h : hs) {
+        cudaLaunchAttributeValue v{};
+        cudaGraphKernelNodeGetAttribute(h, cudaLaunchAttributeClusterDimension, &v);
+      }
+      (void)cudaGetLastError();
+    });
+    capture::WalkOptions lean;
+    lean.details = false;
+    double t_lean = bench::time_ms([&] { capture::walk_graph(g, lean); });
+    std::printf("per-query cost over %zu nodes (ms): GetNodes %.1f, GetType %.1f, cuptiGetGraphNodeId %.1f, "
+                "GetDependencies %.1f, kernel params %.1f, cluster attribute %.1f; walk without details %.1f\n",
+                n, t_nodes, t_type, t_cupti, t_deps, t_kparams, t_cluster, t_lean);
     auto w = bench::stats(walk), j = bench::stats(json), d = bench::stats(dump), a = bench::stats(nv);
     std::printf("capture walk: %d nodes, JSON %.1f MB, instantiate %.0f ms, %d repeats\n", nodes, bytes / 1e6, inst,
                 reps);

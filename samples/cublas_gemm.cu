@@ -6,9 +6,12 @@
 //                                                                ├─> E += G (saxpy)
 //   side stream (handle 2):      G = A*B ────────────────────────┘
 //
-// Four SGEMMs and one SAXPY, all as cuBLAS's own kernels (names and launch
-// shapes chosen by cuBLAS for the GPU: expect cutlass/xmma-style GEMM kernels
-// and an axpy kernel; cuBLAS may add helper kernels or memsets). The side
+// Four SGEMMs and one SAXPY, all as cuBLAS's own kernels; cuBLAS chooses
+// names, counts and launch shapes for the GPU. On an H100 with cuBLAS 13.0
+// each SGEMM was two kernel nodes (sm80_xmma_gemm_f32f32_..., grids 8x8x4
+// then 8x8x2 at --n 512) and the SAXPY one (axpy_kernel_val<float, float>):
+// 9 kernel nodes, 8 edges (side GEMM pair -> saxpy, main chain of six ->
+// saxpy). Other GPUs or versions may add helper kernels or memsets. The side
 // stream forks from the captured stream through an event and joins back
 // through another before the SAXPY. Both handles use workspaces allocated in
 // setup (cublasSetWorkspace, called again after every cublasSetStream, which

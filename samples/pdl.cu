@@ -16,13 +16,21 @@
 //           The upstream kernels call cudaTriggerProgrammaticLaunchCompletion,
 //           the downstream ones cudaGridDependencySynchronize before reading.
 //   ==L==>  launch-completion edge: from_port
-//           cudaGraphKernelNodePortLaunchCompletion (2): pdl_early is launched
+//           cudaGraphKernelNodePortLaunchCompletion (2), and type
+//           cudaGraphDependencyTypeDefault (0) as capture makes it (seen on an
+//           H100, driver 580, CUDA 13.0; the explicit API would also accept
+//           type programmatic on this port): pdl_early is launched
 //           with cudaLaunchAttributeLaunchCompletionEvent recording an event
 //           that a third stream waits on before launching pdl_overlap, which
 //           touches none of pdl_early's data and may start once all of
 //           pdl_early's blocks have begun.
 //   -->     default edges (the two side streams join back through events).
 //
+// All three forms capture (checked on an H100 with CUDA 13.0): node order
+// primary, secondary, producer, consumer, early, overlap, tail; edges
+// primary->secondary {type 1, port 1}, secondary->producer,
+// producer->consumer {type 1, port 1}, producer->early, early->overlap
+// {type 0, port 2}, consumer->tail, early->tail, overlap->tail.
 // It exists to test edge data: graphscope must show edge types and ports,
 // not just that an edge exists. Needs compute capability 9.0.
 #include <cuda_runtime.h>

@@ -19,7 +19,7 @@ struct CaptureCli {
   std::vector<std::string> args;
   std::string output = "-", dot, svg, nvidia_dot, nvidia_dot_flags = "verbose", graph;
   std::string mode = "global", instantiate = "now";
-  bool summary = false, no_details = false;
+  bool summary = false, no_details = false, handles = false;
   int replays = 20, device = 0;
   double timeout = 120;
   size_t svg_max_nodes = kDefaultSvgMaxNodes;
@@ -57,6 +57,7 @@ int run_capture(const CaptureCli& c) {
   o.timeout_s = c.timeout;
   o.device = c.device;
   o.walk.details = !c.no_details;
+  o.walk.handles = c.handles;
   o.nvidia_dot = !c.nvidia_dot.empty();
   if (o.nvidia_dot) o.nvidia_dot_flags = parse_dot_flags(c.nvidia_dot_flags);
   std::vector<capture::CapturedGraph> graphs = capture::capture_workload(o);
@@ -108,6 +109,7 @@ Handler declare_capture(CLI::App& sub) {
       ->check(CLI::Range(0.1, 1e7));
   sub.add_option("--device", c->device, "CUDA device ordinal (default 0)")->check(CLI::Range(0, 1024));
   sub.add_flag("--no-details", c->no_details, "Walk types, ids, kernel names and edges only");
+  sub.add_flag("--handles", c->handles, "Also record node and function handles (process addresses)");
   sub.add_option("--nvidia-dot", c->nvidia_dot, "Also write cudaGraphDebugDotPrint of the same graph");
   sub.add_option("--nvidia-dot-flags", c->nvidia_dot_flags,
                  "Flags for --nvidia-dot: verbose (default), default, or a number");

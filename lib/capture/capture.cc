@@ -155,7 +155,16 @@ void capture_one(const CaptureOptions& o, const graphscope_workload* w, const gr
   timings.key("walk_ms").value(walk_ms);
   JsonWriter memory(0);
   if (exec) {
-    assign_exec_ids(doc, exec_graph_id(exec));
+    if (auto id = exec_graph_id(exec)) {
+      assign_exec_ids(doc, *id);
+    } else {
+      const char* w = "\"CUPTI is in use by another tool: the exec graph id cannot be read (CUDA 13.0 has no other "
+                      "call for it); ids are the template graph's\"";
+      auto it = std::find_if(doc.extra_json.begin(), doc.extra_json.end(),
+                             [](const auto& kv) { return kv.first == "warnings"; });
+      if (it == doc.extra_json.end()) doc.extra_json.emplace_back("warnings", std::string("[") + w + "]");
+      else it->second.insert(it->second.size() - 1, std::string(", ") + w);
+    }
     auto t = Clock::now();
     GS_CUDA(cudaGraphLaunch(exec, stream));
     GS_CUDA(cudaStreamSynchronize(stream));

@@ -38,10 +38,13 @@ NodeType map_type(cudaGraphNodeType t) {
   }
 }
 
+// The port says when the edge fires: a launch-completion edge may carry
+// either dependency type (captured through a launch-completion event it is
+// type default, port 2; built by hand it is type programmatic, port 2).
 EdgeType map_edge(const cudaGraphEdgeData& e) {
-  if (e.type == cudaGraphDependencyTypeProgrammatic)
-    return e.from_port == cudaGraphKernelNodePortLaunchCompletion ? EdgeType::launch_completion
-                                                                  : EdgeType::programmatic;
+  if (e.from_port == cudaGraphKernelNodePortLaunchCompletion) return EdgeType::launch_completion;
+  if (e.type == cudaGraphDependencyTypeProgrammatic || e.from_port == cudaGraphKernelNodePortProgrammatic)
+    return EdgeType::programmatic;
   return EdgeType::standard;
 }
 
@@ -69,18 +72,29 @@ struct KernelName {
   std::string mangled, demangled;
 };
 
+// Graph and node ids read from cudaGraphDebugDotPrint: the fallback when
+// CUPTI cannot be used because another tool (compute-sanitizer, Nsight, a
+// profiler) holds it. The verbose DOT names every node's handle beside its
+// graph id and local id.
+struct DotIds {
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> node;  // handle -> (graph, local)
+  bool loaded = false;
+};
+
+void load_dot_ids(cudaGraph_t root, DotIds& ids);
+
 class Walker {
  public:
-  explicit Walker(const WalkOptions& o) : opt_(o), api_(driver_api()) {}
+  Walker(const WalkOptions& o, cudaGraph_t root) : opt_(o), api_(driver_api()), root_(root) {}
 
   void walk(cudaGraph_t g, Graph& out, int depth) {
     if (depth > 64) throw Error(ExitCode::device, "graph walk", "child graphs nested deeper than 64");
-    out.graph_id = graph_id(g);
     size_t n = 0;
     GS_CUDA(cudaGraphGetNodes(g, nullptr, &n));
     std::vector<cudaGraphNode_t> nodes(n);
     if (n) GS_CUDA(cudaGraphGetNodes(g, nodes.data(), &n));
     nodes.resize(n);
+    out.graph_id = graph_id(g, n ? nodes[0] : nullptr);
     std::unordered_map<cudaGraphNode_t, uint32_t> index;
     index.reserve(n * 2);
     for (uint32_t i = 0; i < n; ++i) index.emplace(nodes[i], i);
@@ -99,7 +113,7 @@ class Walker {
       node.graph_id = out.graph_id;
       node.template_tools_id = (uint64_t(*out.graph_id) << 32) | node.node_id;
       if (depth == 0) node.tools_id = node.template_tools_id;
-      if (opt_.details) node.handle = reinterpret_cast<uintptr_t>(h);
+      if (opt_.handles) node.handle = reinterpret_cast<uintptr_t>(h);
       // Dependencies with their edge data (without an edge-data array, a
       // node with programmatic edges fails with cudaErrorLossyQuery).
       size_t nd = deps.size();
@@ -128,14 +142,36 @@ class Walker {
   }
 
   bool has_conditional() const { return has_conditional_; }
+  bool ids_from_dot() const { return dot_.loaded; }
 
  private:
-  uint32_t graph_id(cudaGraph_t g) {
+  // CUPTI refuses when another tool holds it; then ids come from the DOT.
+  bool cupti_unusable(CUptiResult r) {
+    if (r == CUPTI_SUCCESS) return false;
+    if (r != CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && r != CUPTI_ERROR_NOT_INITIALIZED &&
+        r != CUPTI_ERROR_NOT_COMPATIBLE)
+      return false;
+    if (!dot_.loaded) load_dot_ids(root_, dot_);
+    return true;
+  }
+
+  const std::pair<uint32_t, uint32_t>& dot_id(cudaGraphNode_t h) {
+    auto it = dot_.node.find(reinterpret_cast<uintptr_t>(h));
+    if (it == dot_.node.end())
+      throw Error(ExitCode::device, "graph ids", "a node is missing from cudaGraphDebugDotPrint's output");
+    return it->second;
+  }
+
+  uint32_t graph_id(cudaGraph_t g, cudaGraphNode_t first) {
     unsigned int id = 0;
     if (api_.graph_get_id && api_.graph_get_id(reinterpret_cast<CUgraph>(g), &id) == CUDA_SUCCESS) return id;
-    uint32_t cid = 0;
-    GS_CUPTI(cuptiGetGraphId(reinterpret_cast<CUgraph>(g), &cid));
-    return cid;
+    if (!dot_.loaded) {
+      uint32_t cid = 0;
+      CUptiResult r = cuptiGetGraphId(reinterpret_cast<CUgraph>(g), &cid);
+      if (r == CUPTI_SUCCESS) return cid;
+      if (!cupti_unusable(r)) throw_cupti(r, "cuptiGetGraphId(graph, &id)", __FILE__, __LINE__);
+    }
+    return first ? dot_id(first).first : 0;  // an empty graph prints no id
   }
 
   uint32_t local_id(cudaGraphNode_t h) {
@@ -143,9 +179,13 @@ class Walker {
     if (api_.graph_node_get_local_id &&
         api_.graph_node_get_local_id(reinterpret_cast<CUgraphNode>(h), &id) == CUDA_SUCCESS)
       return id;
-    uint64_t tools = 0;
-    GS_CUPTI(cuptiGetGraphNodeId(reinterpret_cast<CUgraphNode>(h), &tools));
-    return uint32_t(tools & 0xffffffffu);
+    if (!dot_.loaded) {
+      uint64_t tools = 0;
+      CUptiResult r = cuptiGetGraphNodeId(reinterpret_cast<CUgraphNode>(h), &tools);
+      if (r == CUPTI_SUCCESS) return uint32_t(tools & 0xffffffffu);
+      if (!cupti_unusable(r)) throw_cupti(r, "cuptiGetGraphNodeId(node, &id)", __FILE__, __LINE__);
+    }
+    return dot_id(h).second;
   }
 
   const KernelName& kernel_name(CUfunction f, CUkernel k) {
@@ -202,7 +242,7 @@ class Walker {
       k.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
       k.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
       k.shared_mem_bytes = p.sharedMemBytes;
-      if (opt_.details && p.func) k.function_handle = reinterpret_cast<uintptr_t>(p.func);
+      if (opt_.handles && p.func) k.function_handle = reinterpret_cast<uintptr_t>(p.func);
     } else {
       // No driver entry point: the runtime's view (names of runtime kernels only).
       cudaKernelNodeParams rp{};
@@ -289,17 +329,18 @@ class Walker {
 
   const WalkOptions& opt_;
   const DriverApi& api_;
+  cudaGraph_t root_;
+  DotIds dot_;
   std::unordered_map<const void*, KernelName> names_;
   bool has_conditional_ = false;
 };
 
-// Conditional bodies from cudaGraphDebugDotPrint: the DOT names every graph by
-// the same id CUPTI gives it, so each conditional node of the walk finds its
-// node in the DOT by (graph id, local id) and takes its bodies from there.
-void attach_conditional_bodies(cudaGraph_t g, Graph& root) {
+// cudaGraphDebugDotPrint of g (verbose) read back through graphscope's DOT
+// reader; the temporary file is removed on every path.
+GraphDocument debug_dot(cudaGraph_t g) {
   char path[] = "/tmp/graphscope-walk-XXXXXX";
   int fd = mkstemp(path);
-  if (fd < 0) throw Error(ExitCode::device, "conditional bodies", "cannot create a temporary file");
+  if (fd < 0) throw Error(ExitCode::device, "cudaGraphDebugDotPrint", "cannot create a temporary file");
   close(fd);
   cudaError_t e = cudaGraphDebugDotPrint(g, path, cudaGraphDebugDotFlagsVerbose);
   std::string text;
@@ -310,8 +351,31 @@ void attach_conditional_bodies(cudaGraph_t g, Graph& root) {
     throw;
   }
   unlink(path);
-  if (e != cudaSuccess) throw_cuda(e, "cudaGraphDebugDotPrint(graph, path, cudaGraphDebugDotFlagsVerbose)", __FILE__, __LINE__);
-  GraphDocument dot = read_nvidia_dot(text, "cudaGraphDebugDotPrint of the captured graph");
+  if (e != cudaSuccess)
+    throw_cuda(e, "cudaGraphDebugDotPrint(graph, path, cudaGraphDebugDotFlagsVerbose)", __FILE__, __LINE__);
+  return read_nvidia_dot(text, "cudaGraphDebugDotPrint of the captured graph");
+}
+
+void load_dot_ids(cudaGraph_t root, DotIds& ids) {
+  GraphDocument dot = debug_dot(root);
+  struct Indexer {
+    DotIds& ids;
+    void go(const Graph& g) {
+      for (const auto& n : g.nodes) {
+        if (n.handle && g.graph_id) ids.node.emplace(*n.handle, std::make_pair(*g.graph_id, n.node_id));
+        for (const auto& b : n.bodies) go(b);
+      }
+    }
+  } indexer{ids};
+  indexer.go(dot.root);
+  ids.loaded = true;
+}
+
+// Conditional bodies from cudaGraphDebugDotPrint: the DOT names every graph by
+// the same id CUPTI gives it, so each conditional node of the walk finds its
+// node in the DOT by (graph id, local id) and takes its bodies from there.
+void attach_conditional_bodies(cudaGraph_t g, Graph& root) {
+  GraphDocument dot = debug_dot(g);
   // Index the DOT's graphs by id.
   std::unordered_map<uint32_t, const Graph*> by_id;
   struct Indexer {
@@ -348,19 +412,24 @@ void attach_conditional_bodies(cudaGraph_t g, Graph& root) {
 GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options) {
   GraphDocument doc;
   doc.source_format = "graphscope";
-  Walker w(options);
+  Walker w(options, g);
   w.walk(g, doc.root, 0);
+  if (w.ids_from_dot())
+    doc.extra_json.emplace_back(
+        "warnings", "[\"CUPTI is in use by another tool: graph and node ids were read from cudaGraphDebugDotPrint\"]");
   if (w.has_conditional() && options.conditional_bodies) attach_conditional_bodies(g, doc.root);
   return doc;
 }
 
-uint32_t exec_graph_id(cudaGraphExec_t exec) {
+std::optional<uint32_t> exec_graph_id(cudaGraphExec_t exec) {
   const DriverApi& api = driver_api();
   unsigned int id = 0;
   if (api.graph_exec_get_id && api.graph_exec_get_id(reinterpret_cast<CUgraphExec>(exec), &id) == CUDA_SUCCESS)
     return id;
   uint32_t cid = 0;
-  GS_CUPTI(cuptiGetGraphExecId(reinterpret_cast<CUgraphExec>(exec), &cid));
+  CUptiResult r = cuptiGetGraphExecId(reinterpret_cast<CUgraphExec>(exec), &cid);
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) return std::nullopt;  // another tool holds CUPTI
+  if (r != CUPTI_SUCCESS) throw_cupti(r, "cuptiGetGraphExecId(exec, &id)", __FILE__, __LINE__);
   return cid;
 }
 

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "inspect/graph.h"
 
@@ -17,6 +18,10 @@ struct WalkOptions {
   /// Per-node details: launch geometry, sizes, handles, host symbols. Off
   /// gives types, ids, kernel names and edges only.
   bool details = true;
+  /// Record node, function and host-function handles (process addresses:
+  /// useful to match a live process's handles, meaningless in a file read
+  /// later, and a quarter of a large document).
+  bool handles = false;
   /// CUDA 13.0 has no call that returns a conditional node's bodies; when a
   /// graph has conditional nodes, recover them from cudaGraphDebugDotPrint of
   /// the same graph (read with graphscope's DOT reader).
@@ -25,12 +30,15 @@ struct WalkOptions {
 
 /// Walks g (recursing into child graphs; conditional bodies per options)
 /// into a document with template ids: tools_id = (template_graph_id << 32)
-/// | local id, exec_graph_id null. Throws Error(device) on a CUDA error.
+/// | local id, exec_graph_id null. Ids come from CUDA 13.1's calls, else
+/// CUPTI, else (another tool holds CUPTI) cudaGraphDebugDotPrint, with a
+/// warning in the document. Throws Error(device) on a CUDA error.
 GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options = {});
 
 /// The id of an instantiated graph: CUDA 13.1's cuGraphExecGetId when the
-/// driver has it, else CUPTI's cuptiGetGraphExecId (the same number).
-uint32_t exec_graph_id(cudaGraphExec_t exec);
+/// driver has it, else CUPTI's cuptiGetGraphExecId (the same number); none
+/// on CUDA 13.0 while another tool holds CUPTI.
+std::optional<uint32_t> exec_graph_id(cudaGraphExec_t exec);
 
 /// Remaps the root graph's ids to the exec graph, as PyTorch's
 /// get_graph_data does: graph_id = exec id, tools_id = (exec << 32) | local

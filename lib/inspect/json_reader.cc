@@ -203,6 +203,9 @@ class Reader {
     for (uint32_t i = 0; i < n; ++i) {
       Path p(path, i);
       any_dependents |= node(t_.element(v, i), p, g.nodes[i], depth);
+      // Written only when it is not the obvious (template graph id << 32) | node_id.
+      if (!g.nodes[i].template_tools_id && g.graph_id)
+        g.nodes[i].template_tools_id = (uint64_t(*g.graph_id) << 32) | g.nodes[i].node_id;
       if (g.nodes[i].index != i)
         fail(Path(p, "index"), "is " + std::to_string(g.nodes[i].index) + ", expected " + std::to_string(i) +
                                " (nodes are listed in index order)");

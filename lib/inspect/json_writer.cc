@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <unordered_map>
 #include <cmath>
 
 namespace graphscope {
@@ -221,125 +222,243 @@ void opt(JsonWriter& w, std::string_view k, const std::optional<T>& v) {
   if (v) w.key_literal(k).value(*v);
 }
 
-void dim3(JsonWriter& w, std::string_view k, const Dim3& d) {
-  w.key_literal(k).begin_array().value(d.x).value(d.y).value(d.z).end_array();
-}
+// Appends one node as compact JSON. Nodes are most of a document (100k of
+// them in large graphs), so they are formatted straight into a reused buffer
+// with no writer state per value; the writer then takes the line whole.
+class NodeText {
+ public:
+  // The text so far: buf_[0, n_). Appends are copies after one size check.
+  std::string_view view() const { return std::string_view(buf_.data(), n_); }
+  void clear() { n_ = 0; }
+  void push(char c) { *grow(1) = c, ++n_; }
+  void pop() { --n_; }
+  void lit(std::string_view x) {
+    std::memcpy(grow(x.size()), x.data(), x.size());
+    n_ += x.size();
+  }
+  void key(std::string_view k) {
+    char* p = grow(k.size() + 5);
+    std::memcpy(p, ", \"", 3);
+    std::memcpy(p + 3, k.data(), k.size());
+    std::memcpy(p + 3 + k.size(), "\": ", 3);
+    n_ += k.size() + 6;
+  }
+  void u64(uint64_t v) {
+    char* p = grow(24);
+    n_ += size_t(std::to_chars(p, p + 24, v).ptr - p);
+  }
+  void str(std::string_view v) {
+    for (char c : v) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+        std::string e;
+        append_json_string(e, v);
+        lit(e);
+        return;
+      }
+    }
+    char* p = grow(v.size() + 2);
+    p[0] = '"';
+    std::memcpy(p + 1, v.data(), v.size());
+    p[v.size() + 1] = '"';
+    n_ += v.size() + 2;
+  }
+  template <typename T>
+  void opt(std::string_view k, const std::optional<T>& v) {
+    if (v) key(k), u64(uint64_t(*v));
+  }
+  void dim3(std::string_view k, const Dim3& d) {
+    key(k);
+    triple(d);
+  }
+  void triple(const Dim3& d) {
+    push('[');
+    u64(d.x), lit(", "), u64(d.y), lit(", "), u64(d.z);
+    push(']');
+  }
+  // {"a": 1, ...}: opened after a key; the first inner key has no comma.
+  void open(std::string_view k) {
+    key(k);
+    push('{');
+    first_ = true;
+  }
+  void inner(std::string_view k) {
+    if (!first_) lit(", ");
+    first_ = false;
+    push('"');
+    lit(k);
+    lit("\": ");
+  }
+  void close() { push('}'); }
 
-void write_graph_body(JsonWriter& w, const Graph& g);
+ private:
+  char* grow(size_t k) {
+    if (n_ + k > buf_.size()) buf_.resize(std::max(buf_.size() * 2, n_ + k + 1024));
+    return &buf_[n_];
+  }
+  std::string buf_;
+  size_t n_ = 0;
+  bool first_ = false;
+};
 
-void write_node(JsonWriter& w, const Node& n) {
-  w.begin_object();
-  w.key_literal("index").value(n.index);
-  w.key_literal("node_type").value(to_string(n.type));
-  w.key_literal("tools_id");
-  n.tools_id ? w.value(*n.tools_id) : w.null();
-  w.key_literal("graph_id");
-  n.graph_id ? w.value(*n.graph_id) : w.null();
-  w.key_literal("node_id").value(n.node_id);
-  w.key_literal("kernel_name");
-  n.type == NodeType::kernel ? w.value(n.kernel_name) : w.null();
-  w.key_literal("event_ptr").value(n.event_ptr);
-  w.key_literal("dependencies").begin_array();
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t);
+
+void write_node(JsonWriter& w, const Node& n, std::optional<uint32_t> template_id, NodeText& t) {
+  t.clear();
+  t.lit("{\"index\": ");
+  t.u64(n.index);
+  t.key("node_type");
+  t.push('"');
+  t.lit(to_string(n.type));
+  t.push('"');
+  t.key("tools_id");
+  n.tools_id ? t.u64(*n.tools_id) : t.lit("null");
+  t.key("graph_id");
+  n.graph_id ? t.u64(*n.graph_id) : t.lit("null");
+  t.key("node_id");
+  t.u64(n.node_id);
+  t.key("kernel_name");
+  n.type == NodeType::kernel ? t.str(n.kernel_name) : t.lit("null");
+  t.key("event_ptr");
+  t.u64(n.event_ptr);
+  t.key("dependencies");
+  t.push('[');
   bool typed = false, ported = false;
-  for (const auto& d : n.dependencies) {
-    w.value(d.from);
+  for (size_t i = 0; i < n.dependencies.size(); ++i) {
+    const auto& d = n.dependencies[i];
+    if (i) t.lit(", ");
+    t.u64(d.from);
     typed |= d.type != EdgeType::standard;
     ported |= d.from_port != 0 || d.to_port != 0;
   }
-  w.end_array();
-  w.key_literal("dependents").begin_array();
-  for (uint32_t d : n.dependents) w.value(d);
-  w.end_array();
+  t.lit("]");
+  t.key("dependents");
+  t.push('[');
+  for (size_t i = 0; i < n.dependents.size(); ++i) {
+    if (i) t.lit(", ");
+    t.u64(n.dependents[i]);
+  }
+  t.push(']');
   // Extensions: absent keys mean "unknown" or "default".
   if (typed) {
-    w.key_literal("dependency_types").begin_array();
-    for (const auto& d : n.dependencies) w.value(to_string(d.type));
-    w.end_array();
+    t.key("dependency_types");
+    t.push('[');
+    for (size_t i = 0; i < n.dependencies.size(); ++i) {
+      if (i) t.lit(", ");
+      t.push('"');
+      t.lit(to_string(n.dependencies[i].type));
+      t.push('"');
+    }
+    t.push(']');
   }
   if (ported) {
-    w.key_literal("dependency_ports").begin_array();
-    for (const auto& d : n.dependencies)
-      w.begin_array().value(uint32_t(d.from_port)).value(uint32_t(d.to_port)).end_array();
-    w.end_array();
+    t.key("dependency_ports");
+    t.push('[');
+    for (size_t i = 0; i < n.dependencies.size(); ++i) {
+      if (i) t.lit(", ");
+      t.push('[');
+      t.u64(n.dependencies[i].from_port), t.lit(", "), t.u64(n.dependencies[i].to_port);
+      t.push(']');
+    }
+    t.push(']');
   }
-  if (n.type == NodeType::unknown && !n.type_spelling.empty())
-    w.key_literal("node_type_spelling").value(n.type_spelling);
-  opt(w, "template_tools_id", n.template_tools_id);
-  opt(w, "handle", n.handle);
+  if (n.type == NodeType::unknown && !n.type_spelling.empty()) t.key("node_type_spelling"), t.str(n.type_spelling);
+  // The template id is (template graph id << 32) | node_id unless said otherwise.
+  if (n.template_tools_id && (!template_id || *n.template_tools_id != ((uint64_t(*template_id) << 32) | n.node_id)))
+    t.opt("template_tools_id", n.template_tools_id);
+  t.opt("handle", n.handle);
   if (n.kernel && (n.kernel->geometry_known || n.kernel->function_handle)) {
     const auto& k = *n.kernel;
-    w.key_literal("kernel").begin_object();
+    t.open("kernel");
     if (k.geometry_known) {
-      dim3(w, "grid", k.grid);
-      dim3(w, "block", k.block);
-      if (k.cluster) dim3(w, "cluster", *k.cluster);
-      w.key_literal("shared_mem_bytes").value(k.shared_mem_bytes);
+      t.inner("grid");
+      t.triple(k.grid);
+      t.dim3("block", k.block);
+      if (k.cluster) t.dim3("cluster", *k.cluster);
+      t.key("shared_mem_bytes");
+      t.u64(k.shared_mem_bytes);
+      if (k.function_handle) t.key("function_handle"), t.u64(*k.function_handle);
+    } else {
+      t.inner("function_handle"), t.u64(*k.function_handle);
     }
-    opt(w, "function_handle", k.function_handle);
-    w.end_object();
+    t.close();
   }
   if (n.memcpy) {
-    w.key_literal("memcpy").begin_object().key_literal("kind").value(n.memcpy->kind);
-    w.key_literal("bytes").value(n.memcpy->bytes);
-    opt(w, "src", n.memcpy->src);
-    opt(w, "dst", n.memcpy->dst);
-    w.end_object();
+    t.open("memcpy");
+    t.inner("kind"), t.str(n.memcpy->kind);
+    t.key("bytes"), t.u64(n.memcpy->bytes);
+    t.opt("src", n.memcpy->src);
+    t.opt("dst", n.memcpy->dst);
+    t.close();
   }
   if (n.memset) {
     const auto& m = *n.memset;
-    w.key_literal("memset").begin_object().key_literal("value").value(m.value);
-    w.key_literal("element_size").value(m.element_size).key_literal("width").value(m.width);
-    w.key_literal("height").value(m.height).key_literal("bytes").value(m.bytes);
-    opt(w, "dst", m.dst);
-    w.end_object();
+    t.open("memset");
+    t.inner("value"), t.u64(m.value);
+    t.key("element_size"), t.u64(m.element_size);
+    t.key("width"), t.u64(m.width);
+    t.key("height"), t.u64(m.height);
+    t.key("bytes"), t.u64(m.bytes);
+    t.opt("dst", m.dst);
+    t.close();
   }
   if (n.host) {
-    w.key_literal("host").begin_object();
-    if (!n.host->symbol.empty()) w.key_literal("symbol").value(n.host->symbol);
-    opt(w, "fn", n.host->fn);
-    opt(w, "user_data", n.host->user_data);
-    w.end_object();
+    t.open("host");
+    bool any = false;
+    if (!n.host->symbol.empty()) t.inner("symbol"), t.str(n.host->symbol), any = true;
+    if (n.host->fn) (any ? t.key("fn") : t.inner("fn")), t.u64(*n.host->fn), any = true;
+    if (n.host->user_data) (any ? t.key("user_data") : t.inner("user_data")), t.u64(*n.host->user_data);
+    t.close();
   }
   if (n.mem_alloc) {
-    w.key_literal("mem_alloc").begin_object().key_literal("bytes").value(n.mem_alloc->bytes);
-    opt(w, "dptr", n.mem_alloc->dptr);
-    w.end_object();
+    t.open("mem_alloc");
+    t.inner("bytes"), t.u64(n.mem_alloc->bytes);
+    t.opt("dptr", n.mem_alloc->dptr);
+    t.close();
   }
-  if (n.mem_free_dptr) w.key_literal("mem_free").begin_object().key_literal("dptr").value(*n.mem_free_dptr).end_object();
+  if (n.mem_free_dptr) t.open("mem_free"), t.inner("dptr"), t.u64(*n.mem_free_dptr), t.close();
   if (n.type == NodeType::conditional || !n.conditional_type.empty()) {
-    w.key_literal("conditional").begin_object();
-    if (!n.conditional_type.empty()) w.key_literal("type").value(n.conditional_type);
-    opt(w, "handle", n.conditional_handle);
-    w.end_object();
+    t.open("conditional");
+    bool any = false;
+    if (!n.conditional_type.empty()) t.inner("type"), t.str(n.conditional_type), any = true;
+    if (n.conditional_handle) (any ? t.key("handle") : t.inner("handle")), t.u64(*n.conditional_handle);
+    t.close();
   }
-  if (!n.bodies.empty()) {
-    w.key_literal("bodies").begin_array();
-    for (const auto& b : n.bodies) {
-      w.begin_object();
-      w.key_literal("graph_id");
-      b.graph_id ? w.value(*b.graph_id) : w.null();
-      write_graph_body(w, b);
-      w.end_object();
-    }
-    w.end_array();
+  if (n.bodies.empty()) {
+    t.push('}');
+    w.raw(t.view());
+    return;
   }
-  w.end_object();
+  // Nested bodies go through the writer (rare; the node text is flushed first).
+  t.lit(", \"bodies\": ");
+  std::string head(t.view());
+  JsonWriter inner(0);
+  inner.begin_array();
+  for (const auto& b : n.bodies) {
+    inner.begin_object();
+    inner.key_literal("graph_id");
+    b.graph_id ? inner.value(*b.graph_id) : inner.null();
+    write_graph_body(inner, b, t);
+    inner.end_object();
+  }
+  inner.end_array();
+  std::string body = inner.take();
+  body.pop_back();  // take()'s newline
+  head += body;
+  head.push_back('}');
+  w.raw(head);
 }
 
-void collect_kernel_names(const Graph& g, std::vector<std::pair<std::string_view, std::string_view>>& out) {
-  std::string_view last;
+void collect_kernel_names(const Graph& g, std::unordered_map<std::string_view, std::string_view>& out) {
   for (const auto& n : g.nodes) {
-    if (n.kernel && !n.kernel->demangled.empty() && n.kernel_name != last) {
-      out.emplace_back(n.kernel_name, n.kernel->demangled);
-      last = n.kernel_name;
-    }
+    if (n.kernel && !n.kernel->demangled.empty()) out.emplace(n.kernel_name, n.kernel->demangled);
     for (const auto& b : n.bodies) collect_kernel_names(b, out);
   }
 }
 
-void write_graph_body(JsonWriter& w, const Graph& g) {
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t) {
   w.key_literal("nodes").begin_array();
-  for (const auto& n : g.nodes) write_node(w, n);
+  for (const auto& n : g.nodes) write_node(w, n, g.graph_id, t);
   w.end_array();
 }
 
@@ -368,16 +487,17 @@ std::string write_graph_json(const GraphDocument& doc) {
   }
   for (const auto& [k, v] : doc.extra_json) w.key(k).raw(v);
   // Demangled names once per kernel, not once per node.
-  std::vector<std::pair<std::string_view, std::string_view>> names;
-  collect_kernel_names(doc.root, names);
+  std::unordered_map<std::string_view, std::string_view> unique;
+  collect_kernel_names(doc.root, unique);
+  std::vector<std::pair<std::string_view, std::string_view>> names(unique.begin(), unique.end());
   std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
   if (!names.empty()) {
     w.key_literal("kernel_names").begin_object();
     for (const auto& [mangled, demangled] : names) w.key(mangled).value(demangled);
     w.end_object();
   }
-  write_graph_body(w, doc.root);
+  NodeText t;
+  write_graph_body(w, doc.root, t);
   w.end_object();
   return w.take();
 }
