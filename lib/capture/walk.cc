@@ -4,8 +4,11 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +71,54 @@ char side_of(const void* p) {
   return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? 'D' : 'H';
 }
 
+// Node handle -> position, for resolving dependencies: an open-addressing
+// table over the handles (a std::unordered_map cost a tenth of a 100k-node
+// walk in allocations alone).
+class HandleIndex {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  explicit HandleIndex(const std::vector<cudaGraphNode_t>& handles) : handles_(handles) {
+    size_t cap = 16;
+    while (cap < handles.size() * 2) cap <<= 1;
+    slots_.assign(cap, kNone);
+    mask_ = cap - 1;
+    for (uint32_t i = 0; i < handles.size(); ++i) {
+      size_t s = hash(handles[i]);
+      while (slots_[s] != kNone) s = (s + 1) & mask_;
+      slots_[s] = i;
+    }
+  }
+  uint32_t find(cudaGraphNode_t h) const {
+    for (size_t s = hash(h);; s = (s + 1) & mask_) {
+      uint32_t i = slots_[s];
+      if (i == kNone || handles_[i] == h) return i;
+    }
+  }
+
+ private:
+  size_t hash(cudaGraphNode_t h) const {
+    return size_t((reinterpret_cast<uintptr_t>(h) >> 3) * 0x9E3779B97F4A7C15ull >> 17) & mask_;
+  }
+  const std::vector<cudaGraphNode_t>& handles_;
+  std::vector<uint32_t> slots_;
+  size_t mask_ = 0;
+};
+
+// What the driver says of one node, gathered before the model is built.
+struct RawNode {
+  cudaGraphNodeType type{};
+  uint32_t local_id = 0;
+  uint32_t dep_begin = 0, dep_count = 0;  // into the walk's flat dependency arrays
+  // Kernels only.
+  bool have_params = false;
+  CUfunction func = nullptr;
+  CUkernel kern = nullptr;
+  Dim3 grid, block;
+  uint32_t shared = 0;
+  Dim3 cluster;
+  bool have_cluster = false;
+};
+
 struct KernelName {
   std::string mangled, demangled;
 };
@@ -95,53 +146,65 @@ class Walker {
     if (n) GS_CUDA(cudaGraphGetNodes(g, nodes.data(), &n));
     nodes.resize(n);
     out.graph_id = graph_id(g, n ? nodes[0] : nullptr);
-    std::unordered_map<cudaGraphNode_t, uint32_t> index;
-    index.reserve(n * 2);
-    for (uint32_t i = 0; i < n; ++i) index.emplace(nodes[i], i);
-    out.nodes.resize(n);
-    std::vector<cudaGraphNode_t> deps(16);
-    std::vector<cudaGraphEdgeData> edges(16);
+    // Two phases: first every query of the driver, into flat arrays; then the
+    // model. A helper thread builds the handle index and the node array
+    // meanwhile (for a large graph, constructing 100k nodes costs as much as
+    // a third of the queries). The driver is only ever called from here.
+    std::optional<HandleIndex> index;
+    std::thread prepare;
+    auto build = [&] {
+      index.emplace(nodes);
+      out.nodes.resize(n);
+    };
+    if (n >= 8192) prepare = std::thread(build);
+    std::vector<RawNode> raw(n);
+    std::vector<cudaGraphNode_t> deps;
+    std::vector<cudaGraphEdgeData> edges;
+    deps.reserve(n * 2);
+    edges.reserve(n * 2);
+    try {
+      for (uint32_t i = 0; i < n; ++i) query(nodes[i], raw[i], deps, edges);
+    } catch (...) {
+      if (prepare.joinable()) prepare.join();
+      throw;
+    }
+    if (prepare.joinable()) prepare.join();
+    else build();
     for (uint32_t i = 0; i < n; ++i) {
       Node& node = out.nodes[i];
+      const RawNode& r = raw[i];
       cudaGraphNode_t h = nodes[i];
       node.index = i;
-      cudaGraphNodeType t;
-      GS_CUDA(cudaGraphNodeGetType(h, &t));
-      node.type = map_type(t);
-      if (node.type == NodeType::unknown) node.type_spelling = "cudaGraphNodeType " + std::to_string(int(t));
-      node.node_id = local_id(h);
+      node.type = map_type(r.type);
+      if (node.type == NodeType::unknown) node.type_spelling = "cudaGraphNodeType " + std::to_string(int(r.type));
+      node.node_id = r.local_id;
       node.graph_id = out.graph_id;
       node.template_tools_id = (uint64_t(*out.graph_id) << 32) | node.node_id;
       if (depth == 0) node.tools_id = node.template_tools_id;
       if (opt_.handles) node.handle = reinterpret_cast<uintptr_t>(h);
-      // Dependencies with their edge data (without an edge-data array, a
-      // node with programmatic edges fails with cudaErrorLossyQuery).
-      size_t nd = deps.size();
-      GS_CUDA(cudaGraphNodeGetDependencies(h, deps.data(), edges.data(), &nd));
-      if (nd >= deps.size()) {
-        GS_CUDA(cudaGraphNodeGetDependencies(h, nullptr, nullptr, &nd));
-        deps.resize(nd + 1);
-        edges.resize(nd + 1);
-        GS_CUDA(cudaGraphNodeGetDependencies(h, deps.data(), edges.data(), &nd));
-      }
-      node.dependencies.resize(nd);
-      for (size_t k = 0; k < nd; ++k) {
-        auto it = index.find(deps[k]);
-        if (it == index.end())
+      node.dependencies.resize(r.dep_count);
+      for (uint32_t k = 0; k < r.dep_count; ++k) {
+        uint32_t from = index->find(deps[r.dep_begin + k]);
+        if (from == HandleIndex::kNone)
           throw Error(ExitCode::device, "cudaGraphNodeGetDependencies", "a dependency outside the graph");
-        Dependency& d = node.dependencies[k];
-        d.from = it->second;
-        d.type = map_edge(edges[k]);
-        d.from_port = edges[k].from_port;
-        d.to_port = edges[k].to_port;
+        const cudaGraphEdgeData& e = edges[r.dep_begin + k];
+        node.dependencies[k] = Dependency{from, map_edge(e), e.from_port, e.to_port};
       }
-      details(h, node, depth);
+      if (node.type == NodeType::kernel) kernel(r, node);
+      else details(h, node, depth);
       if (node.type == NodeType::conditional) has_conditional_ = true;
     }
     link_dependents(out);
   }
 
   bool has_conditional() const { return has_conditional_; }
+  /// Demangled names of every kernel seen, once each.
+  void names(std::vector<std::pair<std::string, std::string>>& out) const {
+    for (const auto& [key, kn] : names_)
+      if (!kn.demangled.empty()) out.emplace_back(kn.mangled, kn.demangled);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
   bool ids_from_dot() const { return dot_.loaded; }
 
  private:
@@ -206,7 +269,6 @@ class Walker {
 
   void details(cudaGraphNode_t h, Node& node, int depth) {
     switch (node.type) {
-      case NodeType::kernel: kernel(h, node); break;
       case NodeType::child_graph: {
         cudaGraph_t child;
         GS_CUDA(cudaGraphChildGraphNodeGetGraph(h, &child));
@@ -231,42 +293,76 @@ class Walker {
     }
   }
 
-  void kernel(cudaGraphNode_t h, Node& node) {
+  // All driver queries of one node (the walk's first phase).
+  void query(cudaGraphNode_t h, RawNode& r, std::vector<cudaGraphNode_t>& deps,
+             std::vector<cudaGraphEdgeData>& edges) {
+    GS_CUDA(cudaGraphNodeGetType(h, &r.type));
+    r.local_id = local_id(h);
+    // Dependencies with their edge data (without an edge-data array, a node
+    // with programmatic edges fails with cudaErrorLossyQuery).
+    r.dep_begin = uint32_t(deps.size());
+    size_t nd = 16;
+    deps.resize(r.dep_begin + nd);
+    edges.resize(r.dep_begin + nd);
+    GS_CUDA(cudaGraphNodeGetDependencies(h, deps.data() + r.dep_begin, edges.data() + r.dep_begin, &nd));
+    if (nd >= 16) {
+      GS_CUDA(cudaGraphNodeGetDependencies(h, nullptr, nullptr, &nd));
+      deps.resize(r.dep_begin + nd);
+      edges.resize(r.dep_begin + nd);
+      GS_CUDA(cudaGraphNodeGetDependencies(h, deps.data() + r.dep_begin, edges.data() + r.dep_begin, &nd));
+    }
+    deps.resize(r.dep_begin + nd);
+    edges.resize(r.dep_begin + nd);
+    r.dep_count = uint32_t(nd);
+    if (r.type != cudaGraphNodeTypeKernel) return;
     CUDA_KERNEL_NODE_PARAMS p{};
-    KernelInfo k;
     if (api_.graph_kernel_node_get_params &&
         api_.graph_kernel_node_get_params(reinterpret_cast<CUgraphNode>(h), &p) == CUDA_SUCCESS) {
-      const KernelName& name = kernel_name(p.func, p.kern);
-      node.kernel_name = name.mangled;
-      k.demangled = name.demangled;
-      k.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
-      k.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
-      k.shared_mem_bytes = p.sharedMemBytes;
-      if (opt_.handles && p.func) k.function_handle = reinterpret_cast<uintptr_t>(p.func);
+      r.have_params = true;
+      r.func = p.func;
+      r.kern = p.kern;
+      r.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
+      r.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
+      r.shared = p.sharedMemBytes;
     } else {
       // No driver entry point: the runtime's view (names of runtime kernels only).
       cudaKernelNodeParams rp{};
       GS_CUDA(cudaGraphKernelNodeGetParams(h, &rp));
-      const char* name = nullptr;
-      if (cudaFuncGetName(&name, rp.func) != cudaSuccess || !name) {
-        (void)cudaGetLastError();
-        name = "";
-      }
-      node.kernel_name = name;
-      k.demangled = demangle(node.kernel_name);
-      k.grid = {rp.gridDim.x, rp.gridDim.y, rp.gridDim.z};
-      k.block = {rp.blockDim.x, rp.blockDim.y, rp.blockDim.z};
-      k.shared_mem_bytes = rp.sharedMemBytes;
+      r.func = reinterpret_cast<CUfunction>(const_cast<void*>(rp.func));
+      r.grid = {rp.gridDim.x, rp.gridDim.y, rp.gridDim.z};
+      r.block = {rp.blockDim.x, rp.blockDim.y, rp.blockDim.z};
+      r.shared = rp.sharedMemBytes;
     }
     if (opt_.details) {
       cudaLaunchAttributeValue v{};
       if (cudaGraphKernelNodeGetAttribute(h, cudaLaunchAttributeClusterDimension, &v) == cudaSuccess) {
-        if (v.clusterDim.x * v.clusterDim.y * v.clusterDim.z > 1)
-          k.cluster = Dim3{v.clusterDim.x, v.clusterDim.y, v.clusterDim.z};
+        if (v.clusterDim.x * v.clusterDim.y * v.clusterDim.z > 1) {
+          r.cluster = Dim3{v.clusterDim.x, v.clusterDim.y, v.clusterDim.z};
+          r.have_cluster = true;
+        }
       } else {
         (void)cudaGetLastError();
       }
     }
+  }
+
+  void kernel(const RawNode& r, Node& node) {
+    KernelInfo k;
+    if (r.have_params) {
+      node.kernel_name = kernel_name(r.func, r.kern).mangled;  // demangled once per kernel: see names()
+    } else {
+      const char* name = nullptr;
+      if (cudaFuncGetName(&name, reinterpret_cast<const void*>(r.func)) != cudaSuccess || !name) {
+        (void)cudaGetLastError();
+        name = "";
+      }
+      node.kernel_name = name;
+    }
+    k.grid = r.grid;
+    k.block = r.block;
+    k.shared_mem_bytes = r.shared;
+    if (r.have_cluster) k.cluster = r.cluster;
+    if (opt_.handles && r.func) k.function_handle = reinterpret_cast<uintptr_t>(r.func);
     node.kernel = std::move(k);
   }
 
@@ -414,6 +510,7 @@ GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options) {
   doc.source_format = "graphscope";
   Walker w(options, g);
   w.walk(g, doc.root, 0);
+  w.names(doc.kernel_names);
   if (w.ids_from_dot())
     doc.extra_json.emplace_back(
         "warnings", "[\"CUPTI is in use by another tool: graph and node ids were read from cudaGraphDebugDotPrint\"]");

@@ -53,7 +53,8 @@ struct Dim3 {
 
 /// Launch of a kernel node.
 struct KernelInfo {
-  std::string demangled;  // demangled name; empty when unknown
+  std::string demangled;  // demangled name; may be empty: see
+                          // GraphDocument::kernel_names, else demangle()
   bool geometry_known = true;  // false: grid, block and shared memory unknown
                                // (a default-flags cudaGraphDebugDotPrint)
   Dim3 grid, block;
@@ -152,6 +153,9 @@ struct GraphDocument {
   std::string name;           // workload graph name, when several
   std::string source_format;  // "graphscope", "pytorch", "nvidia-dot"
   std::optional<DeviceInfo> device;
+  // Demangled kernel names by mangled name, once per kernel (the walker
+  // fills this instead of every node's KernelInfo::demangled).
+  std::vector<std::pair<std::string, std::string>> kernel_names;
   // Free-form extras read from or written to JSON (timings, memory, ...),
   // kept as serialized JSON text so the model stays plain.
   std::vector<std::pair<std::string, std::string>> extra_json;

@@ -95,7 +95,9 @@ void write_output(const std::string& path, std::string_view data) {
   mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);
-  if (::fsync(fd) != 0 && errno != EINVAL) fail("cannot write: " + sys_error());
+  // No fsync: the rename makes the file appear whole or not at all to every
+  // reader; surviving a power cut is not what an analysis tool's output
+  // needs, and fsync of a large document cost more than writing it.
   if (::close(fd) != 0) {
     ::unlink(tmp.c_str());
     throw Error(ExitCode::bad_input, path, "cannot write: " + sys_error());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <thread>
 #include <unordered_map>
 #include <cmath>
 
@@ -197,6 +198,12 @@ JsonWriter& JsonWriter::value(bool v) {
 JsonWriter& JsonWriter::null() {
   before_value();
   put("null");
+  return *this;
+}
+
+JsonWriter& JsonWriter::raw_elements(std::string_view text) {
+  put(text);
+  if (!first_.empty() && !text.empty()) first_.back() = false;
   return *this;
 }
 
@@ -456,9 +463,41 @@ void collect_kernel_names(const Graph& g, std::unordered_map<std::string_view, s
   }
 }
 
+// Formats nodes [begin, end) of g as the elements of the "nodes" array at
+// its final indentation: each preceded by ",\n" (but the very first by
+// "\n") and the indent.
+void format_nodes(const Graph& g, size_t begin, size_t end, size_t indent, std::string& out) {
+  JsonWriter one(0);
+  NodeText t;
+  std::string pad(indent, ' ');
+  out.reserve((end - begin) * 300);
+  for (size_t i = begin; i < end; ++i) {
+    one.clear();
+    write_node(one, g.nodes[i], g.graph_id, t);
+    out += i ? ",\n" : "\n";
+    out += pad;
+    out += one.view();
+  }
+}
+
 void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t) {
   w.key_literal("nodes").begin_array();
-  for (const auto& n : g.nodes) write_node(w, n, g.graph_id, t);
+  const size_t n = g.nodes.size();
+  unsigned threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  if (n < 20000 || threads < 2) {
+    for (const auto& node : g.nodes) write_node(w, node, g.graph_id, t);
+  } else {
+    // Each node's line depends on that node alone: large graphs are
+    // formatted in parallel slices and joined in order.
+    std::vector<std::string> parts(threads);
+    std::vector<std::thread> pool;
+    size_t indent = w.indent() + 2;
+    for (unsigned k = 0; k < threads; ++k)
+      pool.emplace_back(format_nodes, std::cref(g), n * k / threads, n * (k + 1) / threads, indent,
+                        std::ref(parts[k]));
+    for (auto& th : pool) th.join();
+    for (auto& part : parts) w.raw_elements(part);
+  }
   w.end_array();
 }
 
@@ -488,6 +527,7 @@ std::string write_graph_json(const GraphDocument& doc) {
   for (const auto& [k, v] : doc.extra_json) w.key(k).raw(v);
   // Demangled names once per kernel, not once per node.
   std::unordered_map<std::string_view, std::string_view> unique;
+  for (const auto& [mangled, demangled] : doc.kernel_names) unique.emplace(mangled, demangled);
   collect_kernel_names(doc.root, unique);
   std::vector<std::pair<std::string_view, std::string_view>> names(unique.begin(), unique.end());
   std::sort(names.begin(), names.end());

@@ -42,6 +42,18 @@ class JsonWriter {
   JsonWriter& null();
   /// Inserts already-serialized JSON text as a value.
   JsonWriter& raw(std::string_view json);
+  /// Inserts array elements formatted elsewhere, separators and
+  /// indentation included (see indent()).
+  JsonWriter& raw_elements(std::string_view text);
+  /// Spaces before a key or element at the current depth, minus one level.
+  size_t indent() const { return 2 * (first_.empty() ? 0 : first_.size() - 1); }
+  /// What has been written so far, and starting over.
+  std::string_view view() const { return std::string_view(out_.data(), len_); }
+  void clear() {
+    len_ = 0;
+    first_.clear();
+    after_key_ = false;
+  }
   std::string take();
   /// Expects about n more bytes (saves regrowing a large document).
   void reserve(size_t n) { grow(n); }

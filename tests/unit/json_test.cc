@@ -180,3 +180,25 @@ TEST_CASE("nodes out of index order are refused") {
   });
   CHECK(m == "o.json (nodes[0].index: is 1, expected 0 (nodes are listed in index order))");
 }
+
+TEST_CASE("large graphs written in parallel slices read back node for node") {
+  // Above the parallel threshold (20k nodes): a chain with one fork per 7.
+  std::vector<graphscope::test::Spec> specs;
+  for (uint32_t i = 0; i < 25000; ++i) {
+    graphscope::test::Spec s{NodeType::kernel, i % 2 ? "_Z1av" : "_Z1bv", {}};
+    if (i) s.deps.push_back(i - 1);
+    if (i >= 7 && i % 7 == 0) s.deps.push_back(i - 7);
+    specs.push_back(s);
+  }
+  GraphDocument doc = graphscope::test::make_doc(specs);
+  std::string text = write_graph_json(doc);
+  GraphDocument back = read_graph_json(text, "big.json");
+  validate_graph(back, "big.json");
+  REQUIRE(back.root.nodes.size() == 25000);
+  for (uint32_t i = 0; i < 25000; i += 997) {
+    CHECK(back.root.nodes[i].index == i);
+    CHECK(back.root.nodes[i].dependencies.size() == doc.root.nodes[i].dependencies.size());
+  }
+  CHECK(write_graph_json(back) == text);
+  CHECK(nlohmann::json::parse(text)["nodes"].size() == 25000);
+}
