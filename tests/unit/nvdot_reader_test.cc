@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -525,39 +524,6 @@ TEST_CASE("a refused input leaves the reader ready for the next file") {
   // An earlier agmemread elsewhere in the process that left text behind.
   if (Agraph_t* g = agmemread("digraph x { a } leftover")) agclose(g);
   CHECK(read_nvidia_dot(good, "forkjoin.dot").root.nodes.size() == 9);
-}
-
-// Run by hand: graphscope_unit_tests -ns -tc='timing*' with
-// GS_BIG_DOT=/tmp/big100000.verbose.dot (zcat bench/data/big100000.verbose.dot.gz).
-TEST_CASE("timing: the 100k-node verbose file against cgraph's bare agread" * doctest::skip()) {
-  const char* env = std::getenv("GS_BIG_DOT");
-  std::string path = env ? env : "/tmp/big100000.verbose.dot";
-  FILE* probe = std::fopen(path.c_str(), "r");
-  if (!probe) {
-    MESSAGE("no " << path << ": zcat bench/data/big100000.verbose.dot.gz > " << path);
-    return;
-  }
-  std::fclose(probe);
-  const std::string text = read_file(path);
-  using clock = std::chrono::steady_clock;
-  double best_agread = 1e9, best_reader = 1e9;
-  for (int rep = 0; rep < 3; ++rep) {
-    FILE* f = std::fopen(path.c_str(), "r");
-    auto t0 = clock::now();
-    Agraph_t* g = agread(f, nullptr);
-    auto t1 = clock::now();
-    std::fclose(f);
-    REQUIRE(g != nullptr);
-    agclose(g);
-    best_agread = std::min(best_agread, std::chrono::duration<double>(t1 - t0).count());
-    auto t2 = clock::now();
-    GraphDocument doc = read_nvidia_dot(text, path);
-    auto t3 = clock::now();
-    CHECK(total_nodes(doc.root) == 100000);
-    best_reader = std::min(best_reader, std::chrono::duration<double>(t3 - t2).count());
-  }
-  MESSAGE("agread " << best_agread << " s, read_nvidia_dot " << best_reader << " s, ratio "
-                    << best_reader / best_agread << " (best of 3)");
 }
 
 }  // namespace
