@@ -26,7 +26,7 @@ struct CaptureCli {
 };
 
 // "out.json" -> "out.forward.json" when a workload has several graphs.
-std::string per_graph(const std::string& path, const std::string& name, bool several) {
+[[maybe_unused]] std::string per_graph(const std::string& path, const std::string& name, bool several) {
   if (!several || path.empty() || path == "-") return path;
   size_t slash = path.rfind('/');
   size_t dot = path.rfind('.');
