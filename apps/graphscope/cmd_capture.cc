@@ -27,11 +27,7 @@ struct CaptureCli {
 
 // "out.json" -> "out.forward.json" when a workload has several graphs.
 [[maybe_unused]] std::string per_graph(const std::string& path, const std::string& name, bool several) {
-  if (!several || path.empty() || path == "-") return path;
-  size_t slash = path.rfind('/');
-  size_t dot = path.rfind('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "." + name;
-  return path.substr(0, dot) + "." + name + path.substr(dot);
+  return several ? with_tag(path, name) : path;
 }
 
 #ifdef GRAPHSCOPE_HAVE_CUDA

@@ -10,8 +10,19 @@ const std::vector<Command>& commands() {
       {"capture", "Load a workload shared object, capture its work into CUDA graphs (template kept), "
                   "instantiate, replay and walk every node into graphscope.graph/1 JSON",
        declare_capture},
+      {"profile", "Replay a workload's graph under CUPTI tracing, or read a graph and a trace, and say which "
+                  "orderings are real graph dependencies and which are fake, with what each cost",
+       declare_profile},
   };
   return table;
+}
+
+std::string with_tag(const std::string& path, const std::string& tag) {
+  if (tag.empty() || path.empty() || path == "-") return path;
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "." + tag;
+  return path.substr(0, dot) + "." + tag + path.substr(dot);
 }
 
 }  // namespace graphscope::cli

@@ -21,7 +21,12 @@ struct Command {
 
 const std::vector<Command>& commands();
 
+/// "out.json" + "forward" -> "out.forward.json": one output file per graph
+/// (or per run) when a command produces several.
+std::string with_tag(const std::string& path, const std::string& tag);
+
 Handler declare_dump(CLI::App& sub);
 Handler declare_capture(CLI::App& sub);
+Handler declare_profile(CLI::App& sub);
 
 }  // namespace graphscope::cli

@@ -115,8 +115,8 @@ const char* instantiate_name(Instantiate i) {
 }
 
 // Captures, instantiates, replays and walks one graph; writes its files.
-void capture_one(const CaptureOptions& o, const graphscope_workload* w, const graphscope_graph& gd, void* state,
-                 const DeviceInfo& dev, const Scratch& scratch, int index) {
+void capture_one(const CaptureOptions& o, const detail::CaptureHooks& hooks, const graphscope_workload* w,
+                 const graphscope_graph& gd, void* state, const DeviceInfo& dev, const Scratch& scratch, int index) {
   cudaStream_t stream;
   GS_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   char err[1024] = {0};
@@ -213,15 +213,17 @@ void capture_one(const CaptureOptions& o, const graphscope_workload* w, const gr
     GS_CUDA(cudaGraphDebugDotPrint(graph, scratch.path(std::to_string(index) + ".nvidia.dot").c_str(),
                                    o.nvidia_dot_flags));
   }
+  if (exec && hooks.after_graph) hooks.after_graph(doc, exec, stream, scratch.dir, index);
   if (exec) GS_CUDA(cudaGraphExecDestroy(exec));
   GS_CUDA(cudaGraphDestroy(graph));
   GS_CUDA(cudaStreamDestroy(stream));
 }
 
-int child_main(const CaptureOptions& o, const Scratch& scratch) {
+int child_main(const CaptureOptions& o, const detail::CaptureHooks& hooks, const Scratch& scratch) {
   // Whatever the workload prints goes to stderr: stdout carries our output.
   dup2(STDERR_FILENO, STDOUT_FILENO);
   try {
+    if (hooks.before_cuda) hooks.before_cuda();
     const graphscope_workload* w = load(o);
     std::vector<uint32_t> chosen;
     for (uint32_t i = 0; i < w->num_graphs; ++i)
@@ -248,7 +250,8 @@ int child_main(const CaptureOptions& o, const Scratch& scratch) {
         child_fail(ExitCode::workload, std::string(w->name ? w->name : "workload") + " setup",
                    err[0] ? err : "returned " + std::to_string(rc));
     }
-    for (size_t k = 0; k < chosen.size(); ++k) capture_one(o, w, w->graphs[chosen[k]], state, dev, scratch, int(k));
+    for (size_t k = 0; k < chosen.size(); ++k)
+      capture_one(o, hooks, w, w->graphs[chosen[k]], state, dev, scratch, int(k));
     if (w->teardown) w->teardown(state);
     GS_CUDA(cudaDeviceSynchronize());
     return 0;
@@ -266,11 +269,13 @@ int child_main(const CaptureOptions& o, const Scratch& scratch) {
 
 }  // namespace
 
-std::vector<CapturedGraph> capture_workload(const CaptureOptions& o) {
+std::vector<CapturedGraph> capture_workload(const CaptureOptions& o) { return detail::run_capture(o, {}); }
+
+std::vector<CapturedGraph> detail::run_capture(const CaptureOptions& o, const CaptureHooks& hooks) {
   if (access(o.workload.c_str(), R_OK) != 0)
     throw Error(ExitCode::bad_input, o.workload, std::strerror(errno));
   Scratch scratch;
-  ChildStatus st = run_in_child([&] { return child_main(o, scratch); }, o.timeout_s);
+  ChildStatus st = run_in_child([&] { return child_main(o, hooks, scratch); }, o.timeout_s);
   if (st.timed_out)
     throw Error(ExitCode::workload, o.workload,
                 "timed out: still running after " + std::to_string(int(o.timeout_s)) + " s (--timeout), killed");
@@ -297,6 +302,7 @@ std::vector<CapturedGraph> capture_workload(const CaptureOptions& o) {
     g.doc = read_graph_json(read_file(path), path);
     validate_graph(g.doc, path);
     if (o.nvidia_dot) g.nvidia_dot = read_file(scratch.path(std::to_string(i) + ".nvidia.dot"));
+    if (hooks.read_back) hooks.read_back(scratch.dir, i);
     out.push_back(std::move(g));
   }
   if (out.empty()) throw Error(ExitCode::workload, o.workload, "the capture produced no graph");

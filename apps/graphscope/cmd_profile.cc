@@ -1,0 +1,137 @@
+// graphscope profile WORKLOAD.so [options] [-- ARGS]
+// graphscope profile --graph GRAPH --trace TRACE [options]
+#include <unistd.h>
+
+#include <memory>
+
+#include "commands.h"
+#include "inspect/chrome_trace.h"
+#include "inspect/error.h"
+#include "inspect/io.h"
+#include "inspect/json_writer.h"
+#include "inspect/load.h"
+#include "inspect/profile.h"
+#ifdef GRAPHSCOPE_HAVE_CUDA
+#include "capture/replay.h"
+#endif
+
+namespace graphscope::cli {
+namespace {
+
+struct ProfileCli {
+  std::string workload, graph, trace, output = "-", trace_out, graph_out, name;
+  std::vector<std::string> args;
+  bool json = false;
+  double threshold = 5, tolerance = 2, timeout = 300;
+  int64_t exec_graph_id = -1;
+  int replays = 20, warmup = 3, device = 0;
+  std::vector<int> connections;
+  std::string mode = "global";
+};
+
+// Report (text or JSON) and the optional trace, rendered before anything is
+// written, so a failure leaves no output.
+void emit(const ProfileCli& c, const GraphDocument& doc, const Trace& trace, const std::string& trace_name,
+          std::vector<std::pair<std::string, std::string>>& out, std::string& text, const std::string& suffix) {
+  ProfileOptions o;
+  o.threshold_us = c.threshold;
+  o.tolerance_us = c.tolerance;
+  if (c.exec_graph_id >= 0) o.exec_graph_id = uint32_t(c.exec_graph_id);
+  ProfileReport r;
+  try {
+    r = analyze_profile(doc, trace, o);
+  } catch (const Error& e) {
+    if (e.subject() != "trace") throw;
+    throw Error(e.code(), trace_name, e.reason());  // name the trace the user gave
+  }
+  std::string report = c.json ? write_profile_json(r, doc) : format_profile(r, doc);
+  if (c.output == "-") text += (suffix.empty() || c.json ? "" : "== " + suffix + "\n") + report + (c.json ? "" : "\n");
+  else out.emplace_back(with_tag(c.output, suffix), report);
+  if (!c.trace_out.empty()) out.emplace_back(with_tag(c.trace_out, suffix), write_chrome_trace(trace, &doc, &r));
+  if (!c.graph_out.empty()) out.emplace_back(with_tag(c.graph_out, suffix), write_graph_json(doc));
+}
+
+int run_offline(const ProfileCli& c) {
+  if (c.graph.empty() || c.trace.empty())
+    throw Error(ExitCode::usage, "profile", "give a WORKLOAD.so, or both --graph and --trace");
+  GraphDocument doc = load_graph(c.graph);
+  Trace trace = read_chrome_trace(read_file(c.trace), c.trace);
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string text;
+  emit(c, doc, trace, c.trace, out, text, "");
+  for (const auto& [path, data] : out) write_output(path, data);
+  if (!text.empty()) write_output("-", text);
+  return 0;
+}
+
+#ifdef GRAPHSCOPE_HAVE_CUDA
+int run_live(const ProfileCli& c) {
+  std::vector<int> runs = c.connections.empty() ? std::vector<int>{0} : c.connections;
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string text;
+  for (int conn : runs) {
+    capture::ProfileRunOptions o;
+    o.capture.workload = c.workload;
+    o.capture.args = c.args;
+    o.capture.graph = c.name;
+    o.capture.capture_mode = c.mode;
+    o.capture.timeout_s = c.timeout;
+    o.capture.device = c.device;
+    o.capture.replays = 0;  // the traced replays below are the measurement
+    o.warmup = c.warmup;
+    o.replays = c.replays;
+    o.connections = conn;
+    o.progress = isatty(STDERR_FILENO);
+    auto graphs = capture::profile_workload(o);
+    for (const auto& g : graphs) {
+      std::string suffix;
+      if (graphs.size() > 1) suffix += g.doc.name;
+      if (runs.size() > 1) suffix += (suffix.empty() ? "c" : ".c") + std::to_string(conn);
+      emit(c, g.doc, g.trace, "the trace of " + c.workload + " graph " + g.doc.name, out, text, suffix);
+    }
+  }
+  for (const auto& [path, data] : out) write_output(path, data);
+  if (!text.empty()) write_output("-", text);
+  return 0;
+}
+#endif
+
+}  // namespace
+
+Handler declare_profile(CLI::App& sub) {
+  auto c = std::make_shared<ProfileCli>();
+  sub.add_option("WORKLOAD", c->workload, "Workload shared object to capture and replay under CUPTI");
+  sub.add_option("ARGS", c->args, "Arguments for the workload's setup, after --");
+  sub.add_option("--graph", c->graph, "Offline: the graph (graphscope or PyTorch JSON, or cudaGraphDebugDotPrint DOT)");
+  sub.add_option("--trace", c->trace, "Offline: a Chrome trace with Kineto keys (graphscope's or a PyTorch profiler export)");
+  sub.add_option("--exec-graph-id", c->exec_graph_id, "Which exec graph's records to analyse");
+  sub.add_flag("--json", c->json, "Write the graphscope.profile/1 report instead of text");
+  sub.add_option("-o,--output", c->output, "Report file (default: standard output)");
+  sub.add_option("--trace-out", c->trace_out, "Also write a Chrome trace (Perfetto UI) with lanes per channel, "
+                                              "graph edges as flows and fake dependencies marked");
+  sub.add_option("--threshold-us", c->threshold, "Delay past which a node is blocked (default 5)")->check(CLI::Range(0.0, 1e9));
+  sub.add_option("--tolerance-us", c->tolerance, "How close an end must be to a start (default 2)")->check(CLI::Range(0.0, 1e9));
+  sub.add_option("--replays", c->replays, "Live: traced replays (default 20)")->check(CLI::Range(1, 1000000));
+  sub.add_option("--warmup", c->warmup, "Live: untraced replays first (default 3)")->check(CLI::Range(0, 1000000));
+  sub.add_option("--connections", c->connections,
+                 "Live: run with CUDA_DEVICE_MAX_CONNECTIONS=N (1-32); several values compare runs")
+      ->check(CLI::Range(1, 32));
+  sub.add_option("--graph-out", c->graph_out, "Live: also write the captured graph (graphscope.graph/1 JSON)");
+  sub.add_option("--name", c->name, "Live: profile only the workload's graph of this name");
+  sub.add_option("--capture-mode", c->mode, "Live: global (default), thread_local or relaxed")
+      ->check(CLI::IsMember({"global", "thread_local", "relaxed"}));
+  sub.add_option("--timeout", c->timeout, "Live: seconds the workload may run (default 300)")->check(CLI::Range(0.1, 1e7));
+  sub.add_option("--device", c->device, "Live: CUDA device ordinal (default 0)")->check(CLI::Range(0, 1024));
+  return [c]() -> int {
+    if (c->workload.empty()) return run_offline(*c);
+    if (!c->graph.empty() || !c->trace.empty())
+      throw Error(ExitCode::usage, "profile", "give either a WORKLOAD.so or --graph and --trace, not both");
+#ifdef GRAPHSCOPE_HAVE_CUDA
+    return run_live(*c);
+#else
+    throw Error(ExitCode::device, "live profile is not available", "this graphscope was built without CUDA");
+#endif
+  };
+}
+
+}  // namespace graphscope::cli

@@ -1,0 +1,879 @@
+#include "chrome_trace.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "error.h"
+#include "json_tape.h"
+#include "json_writer.h"
+
+namespace graphscope {
+namespace {
+
+using Kind = JsonTape::Kind;
+constexpr uint32_t kNone = UINT32_MAX;
+
+// Times are kept below 4e18 ns (127 years) each, so that a time base, a
+// start and a duration add up without overflow.
+constexpr double kMaxUs = 4e15;
+constexpr uint64_t kMaxNs = 4'000'000'000'000'000'000ull;
+
+// Event categories: Kineto's for device activities, ours for the kinds
+// Kineto has no category for (read only from graphscope's own traces).
+constexpr std::string_view kCatKernel = "kernel";
+constexpr std::string_view kCatMemcpy = "gpu_memcpy";
+constexpr std::string_view kCatMemset = "gpu_memset";
+constexpr std::string_view kCatHost = "graph_host";
+constexpr std::string_view kCatOther = "gpu_other";
+
+std::string_view category(ActivityKind k) {
+  switch (k) {
+    case ActivityKind::kernel: return kCatKernel;
+    case ActivityKind::memcpy: return kCatMemcpy;
+    case ActivityKind::memset: return kCatMemset;
+    case ActivityKind::host: return kCatHost;
+    case ActivityKind::other: return kCatOther;
+  }
+  return kCatOther;
+}
+
+// CUPTI's memcpy kind spellings (memcpyKindString) and enum values.
+CopyKind copy_kind_from_word(std::string_view w) {
+  if (w == "HtoD" || w == "HtoA") return CopyKind::htod;
+  if (w == "DtoH" || w == "AtoH") return CopyKind::dtoh;
+  if (w == "DtoD" || w == "AtoA" || w == "AtoD" || w == "DtoA" || w == "PtoP") return CopyKind::dtod;
+  if (w == "HtoH") return CopyKind::htoh;
+  return CopyKind::other;
+}
+
+CopyKind copy_kind_from_enum(uint64_t v) {
+  switch (v) {
+    case 1: case 3: return CopyKind::htod;             // HTOD, HTOA
+    case 2: case 4: return CopyKind::dtoh;             // DTOH, ATOH
+    case 5: case 6: case 7: case 8: case 10: return CopyKind::dtod;  // ATOA, ATOD, DTOA, DTOD, PTOP
+    case 9: return CopyKind::htoh;
+    default: return CopyKind::other;
+  }
+}
+
+// "Memcpy HtoD (Pinned -> Device)" -> htod.
+CopyKind copy_kind_from_name(std::string_view name) {
+  constexpr std::string_view prefix = "Memcpy ";
+  if (name.substr(0, prefix.size()) != prefix) return CopyKind::other;
+  name.remove_prefix(prefix.size());
+  size_t end = name.find_first_of(" (");
+  return copy_kind_from_word(name.substr(0, end));
+}
+
+// ---------------------------------------------------------------- reading
+
+class Reader {
+ public:
+  Reader(const JsonTape& t, const std::string& origin, std::string_view array_name)
+      : t_(t), origin_(origin), array_name_(array_name) {}
+
+  Trace read(uint32_t events, const std::string& source, uint64_t base_ns) {
+    Trace trace;
+    trace.source = source;
+    bool ours = source == "graphscope";
+    const uint32_t n = t_.at(events).count;
+    trace.activities.reserve(n / 2);
+    for (event_ = 0; event_ < n; ++event_) {
+      uint32_t ev = t_.element(events, event_);
+      if (t_.at(ev).kind != Kind::object) fail({}, "is " + shown(ev) + ", expected an object");
+      uint32_t ph = kNone, cat = kNone, name = kNone, ts = kNone, dur = kNone, args = kNone, pid = kNone,
+               tid = kNone;
+      const uint32_t members = t_.at(ev).count;
+      for (uint32_t m = 0; m < members; ++m) {
+        std::string_view k = t_.member_key(ev, m);
+        uint32_t v = t_.member_value(ev, m);
+        if (k == "ph") ph = v;
+        else if (k == "cat") cat = v;
+        else if (k == "name") name = v;
+        else if (k == "ts") ts = v;
+        else if (k == "dur") dur = v;
+        else if (k == "args") args = v;
+        else if (k == "pid") pid = v;
+        else if (k == "tid") tid = v;
+      }
+      if (ph == kNone || cat == kNone) continue;
+      if (t_.at(ph).kind != Kind::string) fail("ph", "is " + shown(ph) + ", expected a string");
+      if (t_.at(cat).kind != Kind::string) fail("cat", "is " + shown(cat) + ", expected a string");
+      if (t_.str(ph) != "X") continue;
+      std::string_view c = t_.str(cat);
+      Activity a;
+      if (c == kCatKernel) a.kind = ActivityKind::kernel;
+      else if (c == kCatMemcpy) a.kind = ActivityKind::memcpy;
+      else if (c == kCatMemset) a.kind = ActivityKind::memset;
+      else if (ours && c == kCatHost) a.kind = ActivityKind::host;
+      else if (ours && c == kCatOther) a.kind = ActivityKind::other;
+      else continue;
+
+      if (name == kNone) fail("name", "is missing");
+      if (t_.at(name).kind != Kind::string) fail("name", "is " + shown(name) + ", expected a string");
+      std::string_view nm = t_.str(name);
+      if (ts == kNone) fail("ts", "is missing");
+      if (dur == kNone) fail("dur", "is missing");
+      uint64_t start = micros(ts, "ts"), length = micros(dur, "dur");
+      a.start_ns = base_ns + start;  // each below 4e18: no overflow
+      a.end_ns = a.start_ns + length;
+
+      bool have_device = false, have_args_device = false, have_stream = false, have_copy = false;
+      if (args != kNone) {
+        if (t_.at(args).kind != Kind::object) fail("args", "is " + shown(args) + ", expected an object");
+        const uint32_t count = t_.at(args).count;
+        in_args_ = true;
+        for (uint32_t m = 0; m < count; ++m) {
+          std::string_view k = t_.member_key(args, m);
+          uint32_t v = t_.member_value(args, m);
+          if (k == "device") {
+            a.device = uint32_t(integer(v, k, UINT32_MAX, false));
+            have_device = have_args_device = true;
+          } else if (k == "inDevice") {  // Kineto's peer copies
+            uint32_t d = uint32_t(integer(v, k, UINT32_MAX, false));
+            if (!have_args_device) a.device = d;
+            have_device = true;
+          } else if (k == "stream") {
+            a.stream = uint32_t(integer(v, k, UINT32_MAX, false));
+            have_stream = true;
+          } else if (k == "correlation") {
+            a.correlation = uint32_t(integer(v, k, UINT32_MAX, false));
+          } else if (k == "graph node id") {
+            a.graph_node_id = integer(v, k, UINT64_MAX, true);
+          } else if (k == "graph id") {
+            a.graph_id = uint32_t(integer(v, k, UINT32_MAX, true));
+          } else if (k == "channel") {
+            a.channel_id = uint32_t(integer(v, k, UINT32_MAX, false));
+          } else if (k == "channel_type") {
+            a.channel_type = uint8_t(integer(v, k, UINT8_MAX, false));
+          } else if (k == "bytes") {
+            a.bytes = integer(v, k, UINT64_MAX, false);
+          } else if (k == "copy kind" && a.kind == ActivityKind::memcpy) {
+            if (t_.at(v).kind == Kind::string) a.copy = copy_kind_from_word(t_.str(v));
+            else a.copy = copy_kind_from_enum(integer(v, k, UINT8_MAX, false));
+            have_copy = true;
+          }
+        }
+        in_args_ = false;
+      }
+      // Without the args, Kineto's layout: pid is the device, tid the stream.
+      if (!have_device && pid != kNone && t_.at(pid).kind == Kind::unsigned_integer &&
+          t_.at(pid).u <= UINT32_MAX)
+        a.device = uint32_t(t_.at(pid).u);
+      if (!have_stream && tid != kNone && t_.at(tid).kind == Kind::unsigned_integer &&
+          t_.at(tid).u <= UINT32_MAX)
+        a.stream = uint32_t(t_.at(tid).u);
+      if (a.kind == ActivityKind::memcpy && !have_copy) a.copy = copy_kind_from_name(nm);
+
+      auto it = names_.find(nm);
+      if (it == names_.end()) it = names_.emplace(nm, trace.intern(nm)).first;
+      a.name = it->second;
+      trace.activities.push_back(a);
+    }
+    return trace;
+  }
+
+  // A field of the document outside the events ("graphscope.time_base_ns").
+  [[noreturn]] void fail_top(std::string_view path, const std::string& why) const {
+    throw_input(origin_, std::string(path) + ": " + why);
+  }
+
+  std::string shown(uint32_t v) const {
+    const auto& x = t_.at(v);
+    switch (x.kind) {
+      case Kind::integer:
+      case Kind::unsigned_integer:
+      case Kind::real: return t_.to_json(v);
+      case Kind::string: {
+        std::string s = t_.to_json(v);
+        if (s.size() > 40) {
+          size_t cut = 36;  // not inside a UTF-8 sequence
+          while (cut > 1 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+          s = s.substr(0, cut) + "...\"";
+        }
+        return "the string " + s;
+      }
+      default: return JsonTape::kind_name(x.kind);
+    }
+  }
+
+  // A non-negative integer no larger than max. Reals with an integral value
+  // are taken too; decimal strings where allow_string (64-bit ids).
+  uint64_t integer(uint32_t v, std::string_view field, uint64_t max, bool allow_string) const {
+    const auto& x = t_.at(v);
+    uint64_t r = 0;
+    switch (x.kind) {
+      case Kind::unsigned_integer: r = x.u; break;
+      case Kind::integer: fail(field, "is " + shown(v) + ", expected a non-negative integer");
+      case Kind::real:
+        if (!(x.d >= 0 && x.d == std::floor(x.d) && x.d < 18446744073709551616.0))
+          fail(field, "is " + shown(v) + ", expected a non-negative integer");
+        r = uint64_t(x.d);
+        break;
+      case Kind::string: {
+        std::string_view s = t_.str(v);
+        if (!allow_string) fail(field, "is " + shown(v) + ", expected an integer");
+        auto res = std::from_chars(s.data(), s.data() + s.size(), r);
+        if (s.empty() || res.ec != std::errc() || res.ptr != s.data() + s.size())
+          fail(field, "is " + shown(v) + ", expected a decimal integer");
+        break;
+      }
+      default: fail(field, "is " + shown(v) + ", expected an integer");
+    }
+    if (r > max) fail(field, "is " + shown(v) + ", larger than " + std::to_string(max));
+    return r;
+  }
+
+  // Microseconds (an integer or a real) to nanoseconds, rounded.
+  uint64_t micros(uint32_t v, std::string_view field) const {
+    const auto& x = t_.at(v);
+    switch (x.kind) {
+      case Kind::unsigned_integer:
+        if (x.u > uint64_t(kMaxUs)) fail(field, "is " + shown(v) + ", out of range");
+        return x.u * 1000;
+      case Kind::integer: fail(field, "is negative (" + shown(v) + ")");
+      case Kind::real: {
+        double d = x.d;
+        if (d < 0) fail(field, "is negative (" + shown(v) + ")");
+        if (!(d <= kMaxUs)) fail(field, "is " + shown(v) + ", out of range");
+        // Integral and fractional microseconds apart, so that large
+        // absolute times (Kineto's) keep their nanoseconds.
+        double whole = std::floor(d);
+        return uint64_t(whole) * 1000 + uint64_t(std::llround((d - whole) * 1000.0));
+      }
+      default: fail(field, "is " + shown(v) + ", expected a number");
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(std::string_view field, const std::string& why) const {
+    std::string path(array_name_);
+    path += '[';
+    path += std::to_string(event_);
+    path += ']';
+    if (!field.empty()) {
+      path += in_args_ ? ".args." : ".";
+      path += field;
+    }
+    throw_input(origin_, path + ": " + why);
+  }
+
+  const JsonTape& t_;
+  const std::string& origin_;
+  std::string_view array_name_;
+  uint32_t event_ = 0;
+  bool in_args_ = false;
+  std::unordered_map<std::string_view, uint32_t> names_;  // views into the tape
+};
+
+// ---------------------------------------------------------------- writing
+
+// One output line at a time: start(max) makes room for the most the line
+// can hold, then appends are plain copies with no check.
+class Line {
+ public:
+  void start(size_t max) {
+    if (buf_.size() < max) buf_.resize(std::max(max, 2 * buf_.size()));
+    p_ = &buf_[0];
+  }
+  std::string_view view() const { return std::string_view(buf_.data(), size_t(p_ - buf_.data())); }
+  template <size_t N>
+  void lit(const char (&s)[N]) {
+    std::memcpy(p_, s, N - 1);
+    p_ += N - 1;
+  }
+  void lit(std::string_view s) {
+    if (s.empty()) return;  // (data() may be null)
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+  void ch(char c) { *p_++ = c; }
+  void u64(uint64_t v) { p_ = std::to_chars(p_, p_ + 20, v).ptr; }
+  // Nanoseconds as microseconds with exactly three decimals.
+  void us(uint64_t ns) {
+    u64(ns / 1000);
+    auto r = uint32_t(ns % 1000);
+    p_[0] = '.';
+    p_[1] = char('0' + r / 100);
+    p_[2] = char('0' + r / 10 % 10);
+    p_[3] = char('0' + r % 10);
+    p_ += 4;
+  }
+  // , "key": (the key needs no escaping).
+  template <size_t N>
+  void key(const char (&k)[N]) {
+    lit(", \"");
+    lit(k);
+    lit("\": ");
+  }
+
+ private:
+  std::string buf_;
+  char* p_ = nullptr;
+};
+
+// The most an activity's line takes besides its name and node arguments
+// (every number at its widest), a flow's line, a metadata line.
+constexpr size_t kMaxActivityLine = 512;
+constexpr size_t kMaxFlowLine = 256;
+constexpr size_t kMaxMetadataLine = 256;
+
+// Where activities serialize: (device, channel type, channel) or the stream.
+struct LaneKey {
+  uint32_t device = 0;
+  uint8_t type = 0;  // 0: no channel, id is the stream
+  uint32_t id = 0;
+  friend bool operator==(const LaneKey& a, const LaneKey& b) {
+    return a.device == b.device && a.type == b.type && a.id == b.id;
+  }
+};
+struct LaneHash {
+  size_t operator()(const LaneKey& k) const {
+    uint64_t h = (uint64_t(k.device) << 40) ^ (uint64_t(k.type) << 32) ^ k.id;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return size_t(h);
+  }
+};
+
+LaneKey lane_of(const Activity& a) {
+  if (a.channel_type == 0) return {a.device, 0, a.stream};
+  return {a.device, a.channel_type, a.channel_id};
+}
+
+// Compute channels first, then copy channels, other channel types, streams.
+int lane_rank(uint8_t type) { return type == 1 ? 0 : type == 2 ? 1 : type == 0 ? 3 : 2; }
+
+std::string describe_lane(const LaneKey& k) {
+  switch (k.type) {
+    case 0: return "stream " + std::to_string(k.id);
+    case 1: return "compute channel " + std::to_string(k.id);
+    case 2: return "copy channel " + std::to_string(k.id);
+    default: return "channel " + std::to_string(k.id) + " (type " + std::to_string(k.type) + ")";
+  }
+}
+
+struct Flow {
+  uint32_t from, to;  // activity indices
+  bool fake;
+};
+
+// Activities joined to the root graph's nodes, per replay.
+struct Join {
+  std::optional<uint32_t> exec;       // the exec graph joined
+  std::vector<int32_t> node_of;       // per activity: root node index, or -1
+  size_t replays = 0;
+  std::vector<Flow> flows;
+  size_t edge_flows = 0, fake_flows = 0;
+};
+
+std::optional<uint32_t> exec_graph_of(const Activity& a) {
+  if (a.graph_node_id) return uint32_t(*a.graph_node_id >> 32);
+  return a.graph_id;
+}
+
+Join join_graph(const Trace& trace, const GraphDocument& doc, const ProfileReport* report) {
+  Join j;
+  const auto& acts = trace.activities;
+  const auto& nodes = doc.root.nodes;
+  j.node_of.assign(acts.size(), -1);
+  if (report) {
+    j.exec = report->exec_graph_id;
+  } else if (doc.exec_graph_id) {
+    j.exec = doc.exec_graph_id;
+  } else {
+    // Not instantiated: the trace's exec graph, when it has exactly one.
+    std::optional<uint32_t> only;
+    bool several = false;
+    for (const auto& a : acts) {
+      auto g = exec_graph_of(a);
+      if (!g || !a.graph_node_id) continue;
+      if (only && *only != *g) several = true;
+      only = g;
+    }
+    if (!several) j.exec = only;
+  }
+  if (!j.exec || nodes.empty()) return j;
+
+  std::unordered_map<uint32_t, uint32_t> by_local;  // local node id -> index
+  by_local.reserve(nodes.size());
+  for (uint32_t i = 0; i < nodes.size(); ++i) {
+    uint32_t local = nodes[i].tools_id ? uint32_t(*nodes[i].tools_id & 0xffffffffu) : nodes[i].node_id;
+    by_local.emplace(local, i);
+  }
+  struct Hit {
+    uint32_t corr, node, act;
+  };
+  std::vector<Hit> hits;
+  for (uint32_t i = 0; i < acts.size(); ++i) {
+    const auto& a = acts[i];
+    if (!a.graph_node_id || uint32_t(*a.graph_node_id >> 32) != *j.exec) continue;
+    auto it = by_local.find(uint32_t(*a.graph_node_id & 0xffffffffu));
+    if (it == by_local.end()) continue;
+    j.node_of[i] = int32_t(it->second);
+    hits.push_back({a.correlation, it->second, i});
+  }
+  std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+    return a.corr != b.corr ? a.corr < b.corr : a.node != b.node ? a.node < b.node : a.act < b.act;
+  });
+  // One slot per (replay, node): its first-starting and last-ending activity.
+  struct Slot {
+    uint32_t corr, node, first, last;
+  };
+  std::vector<Slot> slots;
+  for (const auto& h : hits) {
+    if (slots.empty() || slots.back().corr != h.corr || slots.back().node != h.node) {
+      slots.push_back({h.corr, h.node, h.act, h.act});
+      continue;
+    }
+    auto& s = slots.back();
+    if (acts[h.act].start_ns < acts[s.first].start_ns) s.first = h.act;
+    if (acts[h.act].end_ns > acts[s.last].end_ns) s.last = h.act;
+  }
+
+  std::vector<const NodeProfile*> profile(nodes.size(), nullptr);
+  if (report)
+    for (const auto& p : report->nodes)
+      if (p.index < nodes.size()) profile[p.index] = &p;
+
+  // Dependents of each node, from the dependencies (whether or not the
+  // document's dependents lists are filled), in node order.
+  std::vector<uint32_t> out_begin(nodes.size() + 1, 0), out;
+  for (const auto& x : nodes)
+    for (const auto& d : x.dependencies)
+      if (d.from < nodes.size()) ++out_begin[d.from + 1];
+  for (size_t i = 0; i < nodes.size(); ++i) out_begin[i + 1] += out_begin[i];
+  out.resize(out_begin.back());
+  {
+    std::vector<uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
+    for (uint32_t i = 0; i < nodes.size(); ++i)
+      for (const auto& d : nodes[i].dependencies)
+        if (d.from < nodes.size()) out[fill[d.from]++] = i;
+  }
+  auto push_dependents = [&](std::vector<uint32_t>& stack, uint32_t v) {
+    for (uint32_t k = out_begin[v + 1]; k-- > out_begin[v];) stack.push_back(out[k]);  // first on top
+  };
+
+  // Edges pass through nodes that have no activity in the replay (empty
+  // nodes, host nodes, ...), up to a budget of steps for pathological graphs.
+  std::vector<int32_t> slot_of(nodes.size(), -1);
+  std::vector<uint32_t> seen(nodes.size(), 0);
+  uint32_t stamp = 0;
+  size_t budget = 50'000'000;
+  std::vector<uint32_t> stack;
+  for (size_t b = 0; b < slots.size();) {
+    size_t e = b;
+    while (e < slots.size() && slots[e].corr == slots[b].corr) ++e;
+    ++j.replays;
+    for (size_t s = b; s < e; ++s) slot_of[slots[s].node] = int32_t(s);
+    for (size_t s = b; s < e; ++s) {
+      if (++stamp == 0) std::fill(seen.begin(), seen.end(), 0), stamp = 1;
+      stack.clear();
+      push_dependents(stack, slots[s].node);
+      while (!stack.empty()) {
+        uint32_t d = stack.back();
+        stack.pop_back();
+        if (d >= nodes.size() || seen[d] == stamp) continue;
+        seen[d] = stamp;
+        if (slot_of[d] >= 0) {
+          j.flows.push_back({slots[s].last, slots[size_t(slot_of[d])].first, false});
+          ++j.edge_flows;
+        } else if (budget > out_begin[d + 1] - out_begin[d]) {
+          budget -= out_begin[d + 1] - out_begin[d];
+          push_dependents(stack, d);
+        }
+      }
+      const NodeProfile* p = profile[slots[s].node];
+      if (p && p->verdict == Verdict::fake && p->observed_dependency &&
+          *p->observed_dependency < nodes.size() && slot_of[*p->observed_dependency] >= 0) {
+        j.flows.push_back({slots[size_t(slot_of[*p->observed_dependency])].last, slots[s].first, true});
+        ++j.fake_flows;
+      }
+    }
+    for (size_t s = b; s < e; ++s) slot_of[slots[s].node] = -1;
+    b = e;
+  }
+  return j;
+}
+
+}  // namespace
+
+Trace read_chrome_trace(std::string_view text, const std::string& origin) {
+  JsonTape t = JsonTape::parse(text, origin);
+  uint32_t root = t.root();
+  Kind kind = t.at(root).kind;
+  if (kind == Kind::array) return Reader(t, origin, "").read(root, "chrome-trace", 0);
+  if (kind != Kind::object)
+    throw_input(origin, std::string("is ") + JsonTape::kind_name(kind) +
+                            ", expected a Chrome trace (an object with \"traceEvents\", or an array of events)");
+  Reader r(t, origin, "traceEvents");
+  std::string source = "chrome-trace";
+  uint64_t base_ns = 0;
+  uint32_t events = t.find(root, "traceEvents");
+  if (events == kNone) throw_input(origin, "no \"traceEvents\" array: not a Chrome trace");
+  if (t.at(events).kind != Kind::array) r.fail_top("traceEvents", "is " + r.shown(events) + ", expected an array");
+  uint32_t gs = t.find(root, "graphscope");
+  if (gs != kNone) {
+    if (t.at(gs).kind != Kind::object) r.fail_top("graphscope", "is " + r.shown(gs) + ", expected an object");
+    uint32_t schema = t.find(gs, "schema");
+    if (schema == kNone) r.fail_top("graphscope.schema", "is missing");
+    if (t.at(schema).kind != Kind::string || t.str(schema) != kTraceSchema)
+      r.fail_top("graphscope.schema", "is " + r.shown(schema) + ", expected \"" + std::string(kTraceSchema) + "\"");
+    uint32_t base = t.find(gs, "time_base_ns");
+    if (base != kNone) {
+      const auto& b = t.at(base);
+      if (b.kind != Kind::unsigned_integer || b.u > kMaxNs)
+        r.fail_top("graphscope.time_base_ns", "is " + r.shown(base) + ", expected an integer below 4e18");
+      base_ns = b.u;
+    }
+    source = "graphscope";
+  } else if (t.find(root, "schemaVersion") != kNone || t.find(root, "deviceProperties") != kNone) {
+    source = "pytorch-profiler";
+  }
+  return r.read(events, source, base_ns);
+}
+
+std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, const ProfileReport* report) {
+  const auto& acts = trace.activities;
+  const size_t n = acts.size();
+
+  // Lanes, in order of first use; few in practice, so looked up by a short
+  // scan before the hash table.
+  std::unordered_map<LaneKey, uint32_t, LaneHash> lane_index;
+  std::vector<LaneKey> lanes;
+  std::vector<uint32_t> lane_of_act(n);
+  uint64_t base = n ? UINT64_MAX : 0;  // times are written from the first start
+  for (size_t i = 0; i < n; ++i) {
+    base = std::min(base, acts[i].start_ns);
+    LaneKey k = lane_of(acts[i]);
+    uint32_t found = kNone;
+    if (lanes.size() <= 16) {
+      for (uint32_t l = 0; l < lanes.size(); ++l)
+        if (lanes[l] == k) {
+          found = l;
+          break;
+        }
+      if (found == kNone) {
+        found = uint32_t(lanes.size());
+        lanes.push_back(k);
+        lane_index.emplace(k, found);
+      }
+    } else {
+      auto [it, added] = lane_index.emplace(k, uint32_t(lanes.size()));
+      if (added) lanes.push_back(k);
+      found = it->second;
+    }
+    lane_of_act[i] = found;
+  }
+  // Shown per device: compute channels, copy channels, other channels, streams.
+  std::vector<uint32_t> order(lanes.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const LaneKey &a = lanes[x], &b = lanes[y];
+    if (a.device != b.device) return a.device < b.device;
+    if (lane_rank(a.type) != lane_rank(b.type)) return lane_rank(a.type) < lane_rank(b.type);
+    if (a.type != b.type) return a.type < b.type;
+    return a.id < b.id;
+  });
+
+  // Activities that overlap on one lane (concurrent kernels on a shared
+  // channel) go on rows of their own, as trace viewers drop or misdraw
+  // slices that overlap without nesting: per lane in start order, each
+  // activity takes the row that freed up first, else a new row.
+  std::vector<uint32_t> row_of_act(n), rows(lanes.size(), 0);
+  {
+    using Free = std::pair<uint64_t, uint32_t>;  // (end, row)
+    auto place = [&](std::vector<Free>& heap, uint32_t& count, size_t i) {
+      const Activity& a = acts[i];
+      uint64_t end = std::max(a.end_ns, a.start_ns);
+      uint32_t row;
+      if (!heap.empty() && heap.front().first <= a.start_ns) {
+        row = heap.front().second;
+        std::pop_heap(heap.begin(), heap.end(), std::greater<Free>());
+        heap.back() = {end, row};
+      } else {
+        row = count++;
+        heap.emplace_back(end, row);
+      }
+      std::push_heap(heap.begin(), heap.end(), std::greater<Free>());
+      row_of_act[i] = row;
+    };
+    // Usually each lane's activities come in start order: one pass in
+    // trace order. Else per lane, sorted by start.
+    bool in_order = true;
+    {
+      std::vector<uint64_t> last(lanes.size(), 0);
+      for (size_t i = 0; i < n && in_order; ++i) {
+        uint64_t& x = last[lane_of_act[i]];
+        in_order = acts[i].start_ns >= x;
+        x = acts[i].start_ns;
+      }
+    }
+    if (in_order) {
+      std::vector<std::vector<Free>> heaps(lanes.size());
+      for (size_t i = 0; i < n; ++i) place(heaps[lane_of_act[i]], rows[lane_of_act[i]], i);
+    } else {
+      std::vector<uint32_t> offset(lanes.size() + 1, 0), by_lane(n);
+      for (size_t i = 0; i < n; ++i) ++offset[lane_of_act[i] + 1];
+      for (size_t l = 0; l < lanes.size(); ++l) offset[l + 1] += offset[l];
+      std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+      for (size_t i = 0; i < n; ++i) by_lane[fill[lane_of_act[i]]++] = uint32_t(i);
+      auto by_start = [&](uint32_t x, uint32_t y) { return acts[x].start_ns < acts[y].start_ns; };
+      std::vector<Free> heap;
+      for (size_t l = 0; l < lanes.size(); ++l) {
+        auto b = by_lane.begin() + offset[l], e = by_lane.begin() + offset[l + 1];
+        std::stable_sort(b, e, by_start);
+        heap.clear();
+        for (auto it = b; it != e; ++it) place(heap, rows[l], *it);
+      }
+    }
+  }
+  // Thread ids: per device, 1, 2, ... over the lanes in order and their rows.
+  std::vector<uint32_t> first_tid(lanes.size());
+  for (size_t r = 0; r < order.size(); ++r) {
+    bool same_device = r > 0 && lanes[order[r - 1]].device == lanes[order[r]].device;
+    first_tid[order[r]] = same_device ? first_tid[order[r - 1]] + rows[order[r - 1]] : 1;
+  }
+  auto tid_of = [&](size_t i) { return first_tid[lane_of_act[i]] + row_of_act[i]; };
+
+  // Names quoted once.
+  std::vector<std::string> quoted(trace.names.size());
+  for (size_t i = 0; i < quoted.size(); ++i) append_json_string(quoted[i], trace.names[i]);
+  const std::string unnamed = "\"\"";
+
+  // The graph: each joined activity's node, and per node its arguments,
+  // formatted once.
+  Join join;
+  std::vector<std::string> node_args;
+  if (doc) {
+    join = join_graph(trace, *doc, report);
+    std::vector<const NodeProfile*> profile(doc->root.nodes.size(), nullptr);
+    if (report)
+      for (const auto& p : report->nodes)
+        if (p.index < profile.size()) profile[p.index] = &p;
+    node_args.resize(doc->root.nodes.size());
+    for (uint32_t i = 0; i < node_args.size(); ++i) {
+      std::string& x = node_args[i];
+      x = ", \"node index\": " + std::to_string(i) + ", \"node type\": \"";
+      x += to_string(doc->root.nodes[i].type);
+      x += '"';
+      const NodeProfile* p = profile[i];
+      if (p && p->verdict == Verdict::real) {
+        x += ", \"verdict\": \"real\"";
+      } else if (p && p->verdict == Verdict::fake) {
+        x += ", \"verdict\": \"fake\", \"observed dependency\": ";
+        x += p->observed_dependency ? std::to_string(*p->observed_dependency) : "null";
+        if (!p->observed_dependency && !p->observed_other.empty()) {
+          x += ", \"observed other\": ";
+          append_json_string(x, p->observed_other);
+        }
+        x += ", \"blocking\": ";
+        x += p->blocking ? "true" : "false";
+        x += ", \"delay_us\": ";
+        JsonWriter num(0);
+        num.value(p->delay_us);
+        x += num.view();
+        x += ", \"cause\": ";
+        if (p->cause.empty()) x += "null";
+        else append_json_string(x, p->cause);
+      }
+    }
+  }
+  auto args_of = [&](size_t i) -> std::string_view {
+    if (!doc || join.node_of[i] < 0) return {};
+    return node_args[size_t(join.node_of[i])];
+  };
+
+  JsonWriter w(2);
+  {
+    // About the size of the document, so that the output never regrows.
+    size_t bytes = 4096 + lanes.size() * 2 * kMaxMetadataLine + join.flows.size() * 2 * 150;
+    for (size_t i = 0; i < n; ++i) {
+      const Activity& a = acts[i];
+      bytes += 200 + (a.name < quoted.size() ? quoted[a.name].size() : 2) + args_of(i).size();
+      if (a.graph_node_id) bytes += 40;
+      if (a.graph_id) bytes += 25;
+      if (a.channel_type || a.channel_id) bytes += 36;
+      if (a.bytes) bytes += 24;
+      if (a.kind == ActivityKind::memcpy) bytes += 20;
+    }
+    w.reserve(bytes);
+  }
+  w.begin_object();
+  w.key_literal("graphscope").begin_object();
+  w.key_literal("schema").value(kTraceSchema);
+  if (!trace.source.empty()) w.key_literal("source").value(trace.source);
+  w.key_literal("time_base_ns").value(uint64_t(base));
+  w.key_literal("activities").value(uint64_t(n));
+  w.key_literal("lanes").value(uint64_t(lanes.size()));
+  if (doc) {
+    w.key_literal("exec_graph_id");
+    join.exec ? w.value(*join.exec) : w.null();
+    w.key_literal("replays").value(uint64_t(join.replays));
+    w.key_literal("graph_edge_flows").value(uint64_t(join.edge_flows));
+  }
+  if (doc && report) {
+    w.key_literal("real").value(uint64_t(report->real));
+    w.key_literal("fake").value(uint64_t(report->fake));
+    w.key_literal("blocking").value(uint64_t(report->blocking));
+    w.key_literal("time_lost_us").value(report->time_lost_us);
+    w.key_literal("fake_dependency_flows").value(uint64_t(join.fake_flows));
+  }
+  w.end_object();
+  w.key_literal("displayTimeUnit").value("ns");
+  w.key_literal("traceEvents").begin_array();
+
+  // Each event on a line of its own: the separator, the indent, the event.
+  const std::string pad = "\n" + std::string(w.indent() + 2, ' ');
+  bool first = true;
+  Line l;
+  auto begin_line = [&](size_t max) {
+    l.start(max + pad.size() + 1);
+    if (!first) l.ch(',');
+    l.lit(pad);
+    first = false;
+  };
+
+  // Metadata: process names (GPU n) and thread names (lanes and their rows).
+  for (size_t r = 0; r < order.size(); ++r) {
+    const LaneKey& k = lanes[order[r]];
+    if (r == 0 || lanes[order[r - 1]].device != k.device) {
+      begin_line(kMaxMetadataLine);
+      l.lit("{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": ");
+      l.u64(k.device);
+      l.lit(", \"tid\": 0, \"ts\": 0, \"args\": {\"name\": \"GPU ");
+      l.u64(k.device);
+      l.lit("\"}}");
+      w.raw_elements(l.view());
+      begin_line(kMaxMetadataLine);
+      l.lit("{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": ");
+      l.u64(k.device);
+      l.lit(", \"tid\": 0, \"ts\": 0, \"args\": {\"sort_index\": ");
+      l.u64(k.device);
+      l.lit("}}");
+      w.raw_elements(l.view());
+    }
+    const std::string lane_name = describe_lane(k);
+    for (uint32_t row = 0; row < rows[order[r]]; ++row) {
+      const uint32_t tid = first_tid[order[r]] + row;
+      begin_line(kMaxMetadataLine);
+      l.lit("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": ");
+      l.u64(k.device);
+      l.key("tid");
+      l.u64(tid);
+      l.lit(", \"ts\": 0, \"args\": {\"name\": \"");
+      l.lit(lane_name);
+      if (row > 0) {
+        l.lit(" (");
+        l.u64(row + 1);
+        l.ch(')');
+      }
+      l.lit("\"}}");
+      w.raw_elements(l.view());
+      begin_line(kMaxMetadataLine);
+      l.lit("{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": ");
+      l.u64(k.device);
+      l.key("tid");
+      l.u64(tid);
+      l.lit(", \"ts\": 0, \"args\": {\"sort_index\": ");
+      l.u64(tid);
+      l.lit("}}");
+      w.raw_elements(l.view());
+    }
+  }
+
+  // One complete event per activity, with Kineto's argument keys.
+  for (size_t i = 0; i < n; ++i) {
+    const Activity& a = acts[i];
+    const std::string& name = a.name < quoted.size() ? quoted[a.name] : unnamed;
+    const std::string_view node = args_of(i);
+    begin_line(kMaxActivityLine + name.size() + node.size());
+    l.lit("{\"ph\": \"X\", \"cat\": \"");
+    l.lit(category(a.kind));
+    l.lit("\", \"name\": ");
+    l.lit(name);
+    l.key("pid");
+    l.u64(a.device);
+    l.key("tid");
+    l.u64(tid_of(i));
+    l.key("ts");
+    l.us(a.start_ns - base);
+    l.key("dur");
+    l.us(a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0);
+    l.lit(", \"args\": {\"device\": ");
+    l.u64(a.device);
+    l.key("stream");
+    l.u64(a.stream);
+    l.key("correlation");
+    l.u64(a.correlation);
+    if (a.graph_node_id) {
+      l.key("graph node id");
+      l.u64(*a.graph_node_id);
+    }
+    if (a.graph_id) {
+      l.key("graph id");
+      l.u64(*a.graph_id);
+    }
+    if (a.channel_type != 0 || a.channel_id != 0) {
+      l.key("channel");
+      l.u64(a.channel_id);
+      l.key("channel_type");
+      l.u64(a.channel_type);
+    }
+    if (a.bytes) {
+      l.key("bytes");
+      l.u64(a.bytes);
+    }
+    if (a.kind == ActivityKind::memcpy && a.copy != CopyKind::none) {
+      l.key("copy kind");
+      l.ch('"');
+      l.lit(to_string(a.copy));
+      l.ch('"');
+    }
+    l.lit(node);
+    l.lit("}}");
+    w.raw_elements(l.view());
+  }
+
+  // Flow arrows: graph edges and fake dependencies, each from the middle of
+  // one activity to the middle of the other (so each end binds to its slice).
+  uint64_t id = 0;
+  for (const Flow& f : join.flows) {
+    ++id;
+    for (int end = 0; end < 2; ++end) {
+      const size_t i = end ? f.to : f.from;
+      const Activity& a = acts[i];
+      uint64_t mid = a.start_ns - base + (a.end_ns > a.start_ns ? (a.end_ns - a.start_ns) / 2 : 0);
+      begin_line(kMaxFlowLine);
+      l.lit(end ? std::string_view("{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"")
+                : std::string_view("{\"ph\": \"s\", \"cat\": \""));
+      const std::string_view cat = f.fake ? "fake dependency" : "graph edge";
+      l.lit(cat);
+      l.lit("\", \"name\": \"");
+      l.lit(cat);
+      l.lit("\", \"id\": ");
+      l.u64(id);
+      l.key("pid");
+      l.u64(a.device);
+      l.key("tid");
+      l.u64(tid_of(i));
+      l.key("ts");
+      l.us(mid);
+      l.ch('}');
+      w.raw_elements(l.view());
+    }
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace graphscope

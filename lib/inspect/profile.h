@@ -1,0 +1,91 @@
+// Real versus fake dependencies (SPEC.md): joins a trace's activities to a
+// graph's nodes by tools id, and for every node says which activity it
+// observably waited for, whether the graph explains that ordering (real) or
+// not (fake), and what it cost.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph.h"
+#include "trace.h"
+
+namespace graphscope {
+
+inline constexpr std::string_view kProfileSchema = "graphscope.profile/1";
+
+struct ProfileOptions {
+  double threshold_us = 5.0;  // a node is delayed when delay exceeds this
+  double tolerance_us = 2.0;  // how close an end must be to a start to block it
+  std::optional<uint32_t> exec_graph_id;  // which exec graph's records; default: the document's, else the only one
+};
+
+enum class Verdict : uint8_t { none, real, fake };
+std::string_view to_string(Verdict v);
+
+/// A lane: where activities serialize. (device, channel type, channel id), or
+/// the stream when records carry no channel.
+struct Lane {
+  uint32_t device = 0;
+  uint8_t channel_type = 0;  // 0: no channel, id is the stream
+  uint32_t id = 0;
+  friend bool operator==(const Lane& a, const Lane& b) {
+    return a.device == b.device && a.channel_type == b.channel_type && a.id == b.id;
+  }
+};
+/// "compute channel 3", "copy channel 9", "stream 7".
+std::string describe(const Lane& l);
+
+struct NodeProfile {
+  uint32_t index = 0;
+  uint32_t replays = 0;  // replays in which the node had an activity
+  // Medians over replays, microseconds from the replay's first activity.
+  double start_us = 0, end_us = 0, ready_us = 0, delay_us = 0;
+  std::optional<Lane> lane;
+  std::optional<uint32_t> stream;
+  std::optional<uint32_t> observed_dependency;  // node index
+  std::string observed_other;  // name of an observed activity outside the graph
+  Verdict verdict = Verdict::none;
+  bool blocking = false;
+  std::optional<uint32_t> blocker;  // node index
+  std::string cause;                // "same channel", "copy engine", "other"; empty without a blocker
+};
+
+struct LaneUsage {
+  Lane lane;
+  uint32_t activities = 0;  // per replay, median
+  double busy_us = 0;       // per replay, median
+};
+
+struct ProfileReport {
+  uint32_t exec_graph_id = 0;
+  uint32_t replays = 0;
+  double threshold_us = 0, tolerance_us = 0;
+  std::vector<NodeProfile> nodes;  // one per root-graph node, in index order
+  // Totals.
+  size_t real = 0, fake = 0, blocking = 0, none = 0;
+  double time_lost_us = 0;  // sum of delay over blocking nodes
+  double makespan_us = 0;   // median over replays: first start to last end
+  double critical_path_us = 0;  // longest path of the graph with measured durations
+  std::vector<uint32_t> critical_path;
+  size_t nodes_without_records = 0;  // host nodes, empty nodes, ...
+  size_t unmatched_records = 0;      // records of the exec graph whose node id matches no node
+  size_t other_records = 0;          // records of other graphs or outside graphs
+  std::vector<LaneUsage> lanes;
+  std::vector<uint32_t> streams;
+};
+
+/// Analyses the trace against the graph. Throws Error(bad_input) when no
+/// record belongs to the graph (naming the exec graph ids the trace has).
+ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const ProfileOptions& options);
+
+/// The readable report: summary, worst delays first, fake dependencies with
+/// both kernel names, the critical path, lane and stream use.
+std::string format_profile(const ProfileReport& r, const GraphDocument& doc, size_t top = 15);
+
+/// "graphscope.profile/1" JSON.
+std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc);
+
+}  // namespace graphscope

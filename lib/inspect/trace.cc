@@ -1,0 +1,49 @@
+#include "trace.h"
+
+namespace graphscope {
+
+std::string_view to_string(ActivityKind k) {
+  switch (k) {
+    case ActivityKind::kernel: return "kernel";
+    case ActivityKind::memcpy: return "memcpy";
+    case ActivityKind::memset: return "memset";
+    case ActivityKind::host: return "host";
+    case ActivityKind::other: return "other";
+  }
+  return "other";
+}
+
+std::string_view to_string(CopyKind k) {
+  switch (k) {
+    case CopyKind::none: return "none";
+    case CopyKind::htod: return "HtoD";
+    case CopyKind::dtoh: return "DtoH";
+    case CopyKind::dtod: return "DtoD";
+    case CopyKind::htoh: return "HtoH";
+    case CopyKind::other: return "other";
+  }
+  return "other";
+}
+
+uint32_t Trace::intern(std::string_view name) {
+  // `names` is public: when it was filled or changed without intern(), the
+  // index is rebuilt from it (the first of equal names wins).
+  auto rebuild = [this] {
+    index_.clear();
+    for (uint32_t i = 0; i < names.size(); ++i) index_.emplace(names[i], i);
+  };
+  if (index_.size() != names.size()) rebuild();
+  std::string key(name);
+  auto it = index_.find(key);
+  if (it != index_.end() && (it->second >= names.size() || names[it->second] != name)) {
+    rebuild();
+    it = index_.find(key);
+  }
+  if (it != index_.end()) return it->second;
+  auto i = static_cast<uint32_t>(names.size());
+  names.push_back(key);
+  index_.emplace(std::move(key), i);
+  return i;
+}
+
+}  // namespace graphscope

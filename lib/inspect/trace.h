@@ -1,0 +1,55 @@
+// The backend-neutral model of a device activity trace: what CUPTI's
+// activity records (live) or a Chrome trace with Kineto's argument keys
+// (offline: ours, or a PyTorch profiler export) say about a graph's replays.
+// Plain data, no CUPTI header: lib/capture converts CUPTI records into it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace graphscope {
+
+enum class ActivityKind : uint8_t { kernel, memcpy, memset, host, other };
+std::string_view to_string(ActivityKind k);
+
+/// Copy directions of memcpy activities (CUPTI's copyKind, reduced).
+enum class CopyKind : uint8_t { none, htod, dtoh, dtod, htoh, other };
+std::string_view to_string(CopyKind k);
+
+/// One device activity. Times are nanoseconds on the trace's clock.
+struct Activity {
+  ActivityKind kind = ActivityKind::other;
+  CopyKind copy = CopyKind::none;
+  uint32_t name = 0;  // index into Trace::names
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t device = 0;
+  uint32_t stream = 0;
+  // Hardware channel (CUPTI 12.2+): type 1 compute, 2 async memcpy; 0 when
+  // the record has none (then lanes fall back to the stream).
+  uint32_t channel_id = 0;
+  uint8_t channel_type = 0;
+  uint32_t correlation = 0;  // of the API call that launched it (the graph launch)
+  // Graph ids of records from graph replays: graph_id is the exec graph's
+  // id, graph_node_id = (exec graph id << 32) | local node id.
+  std::optional<uint32_t> graph_id;
+  std::optional<uint64_t> graph_node_id;
+  uint64_t bytes = 0;  // memcpy/memset size, when known
+};
+
+struct Trace {
+  std::vector<Activity> activities;
+  std::vector<std::string> names;  // interned activity names
+  std::string source;              // "cupti", "chrome-trace", "pytorch-profiler"
+
+  /// Interns a name; returns its index.
+  uint32_t intern(std::string_view name);
+
+ private:
+  std::unordered_map<std::string, uint32_t> index_;
+};
+
+}  // namespace graphscope

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Live profiles of the samples on the GPU machine, with 1 and 8 hardware
+# connections (CUDA_DEVICE_MAX_CONNECTIONS): graph, trace and report of each,
+# tarred into $OUT as fixtures for the offline tests.
+#   bash tests/gpu/profile_run.sh GRAPHSCOPE SAMPLES_DIR
+set -uo pipefail
+gs=$1 samples=$2
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+work=/tmp/prof; rm -rf "$work"; mkdir -p "$work"
+status=0
+for s in forkjoin wide chain mixed pdl memalloc two_graphs cublas_gemm; do
+  if ! "$gs" profile "$samples/$s.so" --connections 1 8 --replays 20 --json -o "$work/$s.profile.json" \
+       --trace-out "$work/$s.trace.json" --graph-out "$work/$s.graph.json" 2> "$work/$s.err"; then
+    echo "FAIL $s: $(cat "$work/$s.err")"; status=1; continue
+  fi
+  for f in "$work/$s".profile.json*; do
+    python3 - "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["summary"]
+print(f"ok {sys.argv[1].split('/')[-1]}: {d['replays']} replays, real {s['real']}, fake {s['fake']}, "
+      f"blocking {s['blocking']}, time lost {s['time_lost_us']:.1f} us, makespan {s['makespan_us']:.1f} us, "
+      f"critical path {s['critical_path_us']:.1f} us, unmatched {s['unmatched_records']}, lanes "
+      + ", ".join(l['lane'] for l in d['lanes']))
+PY
+  done
+done
+echo "== text report: wide, 1 connection"
+"$gs" profile "$samples/wide.so" --connections 1 --replays 20 | head -40
+tar -C "$work" -czf "$out/profiles.tgz" .
+exit $status

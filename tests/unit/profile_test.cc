@@ -1,0 +1,294 @@
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "graph_builder.h"
+#include "inspect/error.h"
+#include "inspect/profile.h"
+
+using namespace graphscope;
+using graphscope::test::make_doc;
+using graphscope::test::Spec;
+
+namespace {
+
+constexpr uint32_t kExec = 7;
+
+// Hand-built records: the activity source of the analysis, without a GPU.
+struct TraceBuilder {
+  Trace t;
+  TraceBuilder& act(uint32_t node, double start_us, double end_us, uint32_t channel, uint32_t replay = 1,
+                    ActivityKind kind = ActivityKind::kernel, CopyKind copy = CopyKind::none,
+                    uint8_t channel_type = 1) {
+    Activity a;
+    a.kind = kind;
+    a.copy = copy;
+    a.name = t.intern("k" + std::to_string(node));
+    a.start_ns = uint64_t(start_us * 1000 + 0.5);
+    a.end_ns = uint64_t(end_us * 1000 + 0.5);
+    a.channel_id = channel;
+    a.channel_type = channel_type;
+    a.stream = 100 + node;
+    a.correlation = replay;
+    a.graph_id = kExec;
+    a.graph_node_id = (uint64_t(kExec) << 32) | node;
+    t.activities.push_back(a);
+    return *this;
+  }
+  // A record of work outside the graph.
+  TraceBuilder& other(const char* name, double start_us, double end_us, uint32_t channel) {
+    Activity a;
+    a.name = t.intern(name);
+    a.start_ns = uint64_t(start_us * 1000 + 0.5);
+    a.end_ns = uint64_t(end_us * 1000 + 0.5);
+    a.channel_id = channel;
+    a.channel_type = 1;
+    t.activities.push_back(a);
+    return *this;
+  }
+};
+
+// 0 -> {1, 2} -> 3
+GraphDocument fork_join2() {
+  return make_doc({{NodeType::kernel, "_Z1av", {}},
+                   {NodeType::kernel, "_Z1bv", {0}},
+                   {NodeType::kernel, "_Z1cv", {0}},
+                   {NodeType::kernel, "_Z1dv", {1, 2}}},
+                  kExec);
+}
+
+}  // namespace
+
+TEST_CASE("branches serialized on one channel are a blocking fake dependency") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 20, 0).act(2, 20.2, 30, 0).act(3, 30.2, 40, 0);
+  ProfileReport r = analyze_profile(fork_join2(), b.t, {});
+  CHECK(r.replays == 1);
+  CHECK(r.nodes[0].verdict == Verdict::none);
+  CHECK(r.nodes[1].verdict == Verdict::real);
+  CHECK(r.nodes[1].observed_dependency == 0u);
+  const auto& n2 = r.nodes[2];
+  CHECK(n2.ready_us == doctest::Approx(10));
+  CHECK(n2.delay_us == doctest::Approx(10.2));
+  CHECK(n2.verdict == Verdict::fake);
+  CHECK(n2.blocking);
+  CHECK(n2.blocker == 1u);
+  CHECK(n2.observed_dependency == 1u);
+  CHECK(n2.cause == "same channel");
+  CHECK(r.nodes[3].verdict == Verdict::real);
+  CHECK(r.nodes[3].ready_us == doctest::Approx(30));
+  CHECK(r.real == 2);
+  CHECK(r.fake == 1);
+  CHECK(r.blocking == 1);
+  CHECK(r.none == 1);
+  CHECK(r.time_lost_us == doctest::Approx(10.2));
+  CHECK(r.makespan_us == doctest::Approx(40));
+}
+
+TEST_CASE("a fake dependency under the threshold is ordering only") {
+  // 0 -> 2, and 1 a root: 1 runs first on 2's channel, 2 starts 0.5 us after its real predecessor.
+  auto doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {}}, {NodeType::kernel, "_Z1cv", {0}}},
+                      kExec);
+  TraceBuilder b;
+  b.act(1, 0, 5, 1).act(0, 0, 9, 2).act(2, 9.5, 12, 1);
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  CHECK(r.nodes[2].delay_us == doctest::Approx(0.5));
+  CHECK(r.nodes[2].observed_dependency == 1u);  // its lane predecessor
+  CHECK(r.nodes[2].verdict == Verdict::fake);
+  CHECK_FALSE(r.nodes[2].blocking);
+  CHECK(r.nodes[2].cause.empty());
+  CHECK(r.blocking == 0);
+  CHECK(r.time_lost_us == 0);
+}
+
+TEST_CASE("independent copies of one direction on different channels block through the copy engine") {
+  auto doc = make_doc({{NodeType::memcpy, "", {}}, {NodeType::memcpy, "", {}}}, kExec);
+  TraceBuilder b;
+  b.act(0, 0, 1000, 8, 1, ActivityKind::memcpy, CopyKind::htod, 2)
+      .act(1, 1001.5, 2000, 9, 1, ActivityKind::memcpy, CopyKind::htod, 2);
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  CHECK(r.nodes[1].delay_us == doctest::Approx(1001.5));
+  CHECK(r.nodes[1].blocker == 0u);
+  CHECK(r.nodes[1].verdict == Verdict::fake);
+  CHECK(r.nodes[1].blocking);
+  CHECK(r.nodes[1].cause == "copy engine");
+}
+
+TEST_CASE("copies in opposite directions that block are caused by other") {
+  auto doc = make_doc({{NodeType::memcpy, "", {}}, {NodeType::memcpy, "", {}}}, kExec);
+  TraceBuilder b;
+  b.act(0, 0, 100, 8, 1, ActivityKind::memcpy, CopyKind::htod, 2)
+      .act(1, 101, 200, 9, 1, ActivityKind::memcpy, CopyKind::dtoh, 2);
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  CHECK(r.nodes[1].cause == "other");
+}
+
+TEST_CASE("a real dependency that delays is not blocking") {
+  // 0 -> 1 on different channels, 1 starts 8 us after 0 ends (launch latency, say).
+  auto doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {0}}}, kExec);
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 18, 20, 1);
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  CHECK(r.nodes[1].delay_us == doctest::Approx(8));
+  // Nothing ended within the tolerance before its start: no blocker, and no
+  // earlier activity on its own lane.
+  CHECK_FALSE(r.nodes[1].blocker);
+  CHECK(r.nodes[1].verdict == Verdict::none);
+  CHECK_FALSE(r.nodes[1].blocking);
+}
+
+TEST_CASE("the blocker on the node's own lane is preferred in a tie") {
+  // 2 depends on 0 (ends 10); 1 (other lane) and 3 (own lane) both end at 20.
+  auto doc = make_doc({{NodeType::kernel, "_Z1av", {}},
+                       {NodeType::kernel, "_Z1bv", {}},
+                       {NodeType::kernel, "_Z1cv", {0}},
+                       {NodeType::kernel, "_Z1dv", {}}},
+                      kExec);
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 5, 20, 5).act(3, 6, 20, 1).act(2, 20.5, 30, 1);
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  CHECK(r.nodes[2].blocker == 3u);
+  CHECK(r.nodes[2].cause == "same channel");
+}
+
+TEST_CASE("zero-length activities and thresholds take options") {
+  TraceBuilder b;
+  b.act(0, 0, 0, 0).act(1, 0, 10, 0).act(2, 13, 13, 0).act(3, 13, 14, 0);
+  ProfileOptions o;
+  o.threshold_us = 1;
+  o.tolerance_us = 4;
+  ProfileReport r = analyze_profile(fork_join2(), b.t, o);
+  CHECK(r.nodes[2].delay_us == doctest::Approx(13));
+  CHECK(r.nodes[2].blocker == 1u);  // ended 3 us before, within the 4 us tolerance
+  CHECK(r.nodes[2].blocking);
+  CHECK(r.nodes[3].ready_us == doctest::Approx(13));
+}
+
+TEST_CASE("records matching no node are counted, never joined by guess") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 20, 0).act(2, 20, 30, 1).act(3, 30, 40, 0).act(42, 5, 6, 3);
+  b.other("memcpy_of_someone_else", 1, 2, 4);
+  ProfileReport r = analyze_profile(fork_join2(), b.t, {});
+  CHECK(r.unmatched_records == 1);
+  CHECK(r.other_records == 1);
+  CHECK(r.nodes_without_records == 0);
+}
+
+TEST_CASE("a node with no record passes its predecessors' end on") {
+  auto doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::host, "", {0}}, {NodeType::kernel, "_Z1cv", {1}}},
+                      kExec);
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(2, 15, 20, 0);
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  CHECK(r.nodes_without_records == 1);
+  CHECK(r.nodes[1].replays == 0);
+  CHECK(r.nodes[1].verdict == Verdict::none);
+  CHECK(r.nodes[2].ready_us == doctest::Approx(10));
+  CHECK(r.nodes[2].delay_us == doctest::Approx(5));
+  CHECK(r.nodes[2].verdict == Verdict::real);  // lane predecessor 0 reaches 2 through the host node
+}
+
+TEST_CASE("several replays give medians, each replay timed from its own start") {
+  TraceBuilder b;
+  double base[] = {0, 1000, 2000};
+  double delay[] = {10, 2, 12};
+  for (int k = 0; k < 3; ++k) {
+    double t = base[k];
+    b.act(0, t, t + 10, 0, uint32_t(k + 1)).act(1, t + 10, t + 20, 1, uint32_t(k + 1));
+    b.act(2, t + 10 + delay[k], t + 30, 2, uint32_t(k + 1)).act(3, t + 31, t + 40, 0, uint32_t(k + 1));
+  }
+  ProfileReport r = analyze_profile(fork_join2(), b.t, {});
+  CHECK(r.replays == 3);
+  CHECK(r.nodes[2].delay_us == doctest::Approx(10));
+  CHECK(r.nodes[2].start_us == doctest::Approx(20));
+  CHECK(r.nodes[2].replays == 3);
+  CHECK(r.makespan_us == doctest::Approx(40));
+}
+
+TEST_CASE("without correlation ids a node's k-th record belongs to replay k") {
+  TraceBuilder b;
+  for (int k = 0; k < 2; ++k) {
+    double t = 1000.0 * k;
+    b.act(0, t, t + 10, 0, 0).act(1, t + 10, t + 20, 0, 0).act(2, t + 20, t + 30, 1, 0).act(3, t + 30, t + 40, 0, 0);
+  }
+  ProfileReport r = analyze_profile(fork_join2(), b.t, {});
+  CHECK(r.replays == 2);
+  CHECK(r.nodes[3].start_us == doctest::Approx(30));
+}
+
+TEST_CASE("critical path follows measured durations") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 15, 1).act(2, 10, 40, 2).act(3, 40, 45, 0);
+  ProfileReport r = analyze_profile(fork_join2(), b.t, {});
+  CHECK(r.critical_path == std::vector<uint32_t>{0, 2, 3});
+  CHECK(r.critical_path_us == doctest::Approx(45));
+  CHECK(r.makespan_us == doctest::Approx(45));
+}
+
+TEST_CASE("the exec graph is chosen by the document, the option, or the only one in the trace") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0);
+  auto doc = fork_join2();
+  doc.exec_graph_id = 99;  // not in the trace
+  CHECK(analyze_profile(doc, b.t, {}).exec_graph_id == kExec);  // the only one there
+  Activity other = b.t.activities[0];
+  other.graph_id = 8;
+  other.graph_node_id = (uint64_t(8) << 32);
+  b.t.activities.push_back(other);
+  try {
+    analyze_profile(doc, b.t, {});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::usage);
+    CHECK(std::string(e.what()).find("7 (1 records), 8 (1 records)") != std::string::npos);
+  }
+  ProfileOptions o;
+  o.exec_graph_id = 8;
+  CHECK(analyze_profile(doc, b.t, o).exec_graph_id == 8u);
+  o.exec_graph_id = 12;
+  CHECK_THROWS_AS(analyze_profile(doc, b.t, o), Error);
+  Trace empty;
+  CHECK_THROWS_AS(analyze_profile(doc, empty, {}), Error);
+}
+
+TEST_CASE("an activity outside the graph can be the observed dependency") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).other("someone_elses_kernel", 10, 20, 1).act(1, 20.5, 30, 1);
+  auto doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {0}}}, kExec);
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  CHECK(r.nodes[1].observed_other == "someone_elses_kernel");
+  CHECK_FALSE(r.nodes[1].observed_dependency);
+  CHECK(r.nodes[1].verdict == Verdict::fake);
+  CHECK(r.nodes[1].blocking);
+}
+
+TEST_CASE("the profile report JSON has the keys SPEC.md lists") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 20, 0).act(2, 20.2, 30, 0).act(3, 30.2, 40, 0);
+  auto doc = fork_join2();
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  auto j = nlohmann::json::parse(write_profile_json(r, doc));
+  CHECK(j["schema"] == "graphscope.profile/1");
+  for (const char* k : {"real", "fake", "blocking", "time_lost_us"}) CHECK_MESSAGE(j["summary"].contains(k), k);
+  REQUIRE(j["nodes"].size() == 4);
+  for (const auto& n : j["nodes"])
+    for (const char* k : {"index", "tools_id", "kernel_name", "start_us", "end_us", "ready_us", "delay_us",
+                          "observed_dependency", "verdict", "blocking", "blocker", "cause"})
+      CHECK_MESSAGE(n.contains(k), k);
+  CHECK(j["nodes"][2]["verdict"] == "fake");
+  CHECK(j["nodes"][2]["blocker"] == 1);
+  CHECK(j["summary"]["time_lost_us"].get<double>() == doctest::Approx(10.2));
+  std::string text = format_profile(r, doc);
+  CHECK(text.find("1 real") == std::string::npos);
+  CHECK(text.find("2 real, 1 fake (1 blocking)") != std::string::npos);
+  CHECK(text.find("fake dependencies") != std::string::npos);
+}
+
+TEST_CASE("records of the same graph from an earlier replay are not a dependency") {
+  TraceBuilder b;
+  // Replay 1 ends with node 3 on channel 0; replay 2's root starts right after on channel 0.
+  b.act(0, 0, 10, 0, 1).act(1, 10, 20, 0, 1).act(2, 10, 20, 1, 1).act(3, 20, 30, 0, 1);
+  b.act(0, 30.1, 40, 0, 2).act(1, 40, 50, 0, 2).act(2, 40, 50, 1, 2).act(3, 50, 60, 0, 2);
+  ProfileReport r = analyze_profile(fork_join2(), b.t, {});
+  CHECK(r.nodes[0].verdict == Verdict::none);
+  CHECK_FALSE(r.nodes[0].observed_dependency);
+}
