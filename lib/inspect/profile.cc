@@ -440,7 +440,7 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
   line("critical path", cp);
   line("dependencies", std::to_string(r.real) + " real, " + std::to_string(r.fake) + " fake (" +
                            std::to_string(r.blocking) + " blocking), " + std::to_string(r.none) + " none");
-  line("time lost", fmt("%.1f", r.time_lost_us) + " us in blocking fake dependencies");
+  line("time lost", fmt("%.1f", r.time_lost_us) + " us: delays of blocked nodes, summed (they may overlap)");
   line("records", std::to_string(r.nodes_without_records) + " nodes without a record, " +
                       std::to_string(r.unmatched_records) + " records matching no node, " +
                       std::to_string(r.other_records) + " records of other work");

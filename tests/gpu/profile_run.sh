@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Live profiles of the samples on the GPU machine, with 1 and 8 hardware
-# connections (CUDA_DEVICE_MAX_CONNECTIONS): graph, trace and report of each,
-# tarred into $OUT as fixtures for the offline tests.
+# gpu.profile_samples: live profiles of the samples on this machine's GPU,
+# with 1 and 8 hardware connections (CUDA_DEVICE_MAX_CONNECTIONS): each must
+# join every record to a node (no unmatched records) and report; graph,
+# trace and report of each are tarred into $OUT as fixtures for the offline
+# tests. Exits 77 (ctest: skipped) without a GPU.
 #   bash tests/gpu/profile_run.sh GRAPHSCOPE SAMPLES_DIR
 set -uo pipefail
 gs=$1 samples=$2
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "no GPU on this machine: skipped"; exit 77
+fi
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 work=/tmp/prof; rm -rf "$work"; mkdir -p "$work"
 status=0
@@ -13,7 +18,7 @@ for s in forkjoin wide chain mixed pdl memalloc two_graphs cublas_gemm; do
        --trace-out "$work/$s.trace.json" --graph-out "$work/$s.graph.json" 2> "$work/$s.err"; then
     echo "FAIL $s: $(cat "$work/$s.err")"; status=1; continue
   fi
-  for f in "$work/$s".profile.json*; do
+  for f in "$work/$s".*profile*.json; do
     python3 - "$f" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); s = d["summary"]
@@ -21,7 +26,9 @@ print(f"ok {sys.argv[1].split('/')[-1]}: {d['replays']} replays, real {s['real']
       f"blocking {s['blocking']}, time lost {s['time_lost_us']:.1f} us, makespan {s['makespan_us']:.1f} us, "
       f"critical path {s['critical_path_us']:.1f} us, unmatched {s['unmatched_records']}, lanes "
       + ", ".join(l['lane'] for l in d['lanes']))
+sys.exit(1 if s["unmatched_records"] or d["replays"] != 20 else 0)
 PY
+    [ $? -eq 0 ] || status=1
   done
 done
 echo "== text report: wide, 1 connection"
