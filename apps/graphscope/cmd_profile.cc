@@ -2,10 +2,13 @@
 // graphscope profile --graph GRAPH --trace TRACE [options]
 #include <unistd.h>
 
+#include <cstdio>
+#include <map>
 #include <memory>
 
 #include "commands.h"
 #include "inspect/chrome_trace.h"
+#include "inspect/dot_writer.h"
 #include "inspect/error.h"
 #include "inspect/io.h"
 #include "inspect/json_writer.h"
@@ -19,7 +22,8 @@ namespace graphscope::cli {
 namespace {
 
 struct ProfileCli {
-  std::string workload, graph, trace, output = "-", trace_out, graph_out, name;
+  std::string workload, graph, trace, output = "-", trace_out, graph_out, svg, dot, name;
+  size_t svg_max_nodes = kDefaultSvgMaxNodes;
   std::vector<std::string> args;
   bool json = false;
   double threshold = 5, tolerance = 2, timeout = 300;
@@ -31,8 +35,8 @@ struct ProfileCli {
 
 // Report (text or JSON) and the optional trace, rendered before anything is
 // written, so a failure leaves no output.
-void emit(const ProfileCli& c, const GraphDocument& doc, const Trace& trace, const std::string& trace_name,
-          std::vector<std::pair<std::string, std::string>>& out, std::string& text, const std::string& suffix) {
+ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& trace, const std::string& trace_name,
+                   std::vector<std::pair<std::string, std::string>>& out, std::string& text, const std::string& suffix) {
   ProfileOptions o;
   o.threshold_us = c.threshold;
   o.tolerance_us = c.tolerance;
@@ -49,6 +53,46 @@ void emit(const ProfileCli& c, const GraphDocument& doc, const Trace& trace, con
   else out.emplace_back(with_tag(c.output, suffix), report);
   if (!c.trace_out.empty()) out.emplace_back(with_tag(c.trace_out, suffix), write_chrome_trace(trace, &doc, &r));
   if (!c.graph_out.empty()) out.emplace_back(with_tag(c.graph_out, suffix), write_graph_json(doc));
+  if (!c.svg.empty() || !c.dot.empty()) {
+    DotOverlay overlay = profile_overlay(r);
+    if (!c.svg.empty()) out.emplace_back(with_tag(c.svg, suffix), render_svg(doc, c.svg_max_nodes, &overlay));
+    if (!c.dot.empty()) out.emplace_back(with_tag(c.dot, suffix), write_dot(doc, &overlay));
+  }
+  return r;
+}
+
+// How the verdicts of one graph change between runs with different numbers
+// of hardware connections: totals per run, then every node whose verdict or
+// blocking differs.
+std::string compare_runs(const GraphDocument& doc, const std::vector<int>& runs,
+                         const std::vector<ProfileReport>& reports) {
+  std::string s = "verdicts by CUDA_DEVICE_MAX_CONNECTIONS" + (doc.name.empty() ? "" : " (graph " + doc.name + ")") + "\n";
+  char buf[256];
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const auto& r = reports[k];
+    std::snprintf(buf, sizeof buf, "  %2d connections: %zu real, %zu fake (%zu blocking), time lost %.1f us, makespan %.1f us\n",
+                  runs[k], r.real, r.fake, r.blocking, r.time_lost_us, r.makespan_us);
+    s += buf;
+  }
+  size_t changed = 0;
+  for (size_t i = 0; i < doc.root.nodes.size(); ++i) {
+    bool same = true;
+    for (size_t k = 1; k < reports.size(); ++k)
+      same &= reports[k].nodes[i].verdict == reports[0].nodes[i].verdict &&
+              reports[k].nodes[i].blocking == reports[0].nodes[i].blocking;
+    if (same) continue;
+    if (changed++ == 0) s += "  changed:\n";
+    std::snprintf(buf, sizeof buf, "    node %zu:", i);
+    s += buf;
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const auto& p = reports[k].nodes[i];
+      s += " " + std::to_string(runs[k]) + ": " + std::string(to_string(p.verdict)) + (p.blocking ? " blocking" : "") +
+           (k + 1 < runs.size() ? "," : "");
+    }
+    s += "\n";
+  }
+  if (!changed) s += "  no node's verdict changes\n";
+  return s;
 }
 
 int run_offline(const ProfileCli& c) {
@@ -69,6 +113,7 @@ int run_live(const ProfileCli& c) {
   std::vector<int> runs = c.connections.empty() ? std::vector<int>{0} : c.connections;
   std::vector<std::pair<std::string, std::string>> out;
   std::string text;
+  std::map<std::string, std::pair<GraphDocument, std::vector<ProfileReport>>> by_graph;
   for (int conn : runs) {
     capture::ProfileRunOptions o;
     o.capture.workload = c.workload;
@@ -87,8 +132,18 @@ int run_live(const ProfileCli& c) {
       std::string suffix;
       if (graphs.size() > 1) suffix += g.doc.name;
       if (runs.size() > 1) suffix += (suffix.empty() ? "c" : ".c") + std::to_string(conn);
-      emit(c, g.doc, g.trace, "the trace of " + c.workload + " graph " + g.doc.name, out, text, suffix);
+      ProfileReport r = emit(c, g.doc, g.trace, "the trace of " + c.workload + " graph " + g.doc.name, out, text, suffix);
+      auto& entry = by_graph[g.doc.name];
+      if (entry.second.empty()) entry.first = g.doc;
+      entry.second.push_back(std::move(r));
     }
+  }
+  if (runs.size() > 1 && !c.json) {
+    std::string cmp;
+    for (const auto& [name, entry] : by_graph)
+      if (entry.second.size() == runs.size()) cmp += compare_runs(entry.first, runs, entry.second);
+    if (c.output == "-") text += cmp;
+    else out.emplace_back(with_tag(c.output, "compare"), cmp);
   }
   for (const auto& [path, data] : out) write_output(path, data);
   if (!text.empty()) write_output("-", text);
@@ -116,6 +171,9 @@ Handler declare_profile(CLI::App& sub) {
   sub.add_option("--connections", c->connections,
                  "Live: run with CUDA_DEVICE_MAX_CONNECTIONS=N (1-32); several values compare runs")
       ->check(CLI::Range(1, 32));
+  sub.add_option("--svg", c->svg, "Also write the graph as SVG, nodes coloured by their delay");
+  sub.add_option("--dot", c->dot, "Also write that picture as DOT");
+  sub.add_option("--svg-max-nodes", c->svg_max_nodes, "Refuse to lay out larger graphs as SVG (default 5000)");
   sub.add_option("--graph-out", c->graph_out, "Live: also write the captured graph (graphscope.graph/1 JSON)");
   sub.add_option("--name", c->name, "Live: profile only the workload's graph of this name");
   sub.add_option("--capture-mode", c->mode, "Live: global (default), thread_local or relaxed")

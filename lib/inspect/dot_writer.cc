@@ -392,7 +392,7 @@ char* cs(const char* s) { return const_cast<char*>(s); }
 
 class Builder {
  public:
-  explicit Builder(const GraphDocument& doc) : doc_(doc) {}
+  Builder(const GraphDocument& doc, const DotOverlay* overlay) : doc_(doc), overlay_(overlay) {}
 
   GraphPtr build() {
     std::string name = "graphscope";
@@ -487,6 +487,8 @@ class Builder {
       lines.push_back("dashed red edge: programmatic dependency");
     if (saw_[static_cast<int>(EdgeType::launch_completion)])
       lines.push_back("dotted purple edge: launch-completion dependency");
+    if (overlay_)
+      for (const auto& l : overlay_->legend) lines.push_back(esc(l));
     return join_lines(lines, "\\l") + "\\l";
   }
 
@@ -604,6 +606,13 @@ class Builder {
       set(an, n_style_, st.style);
       set(an, n_fill_, st.fill);
       set(an, n_color_, st.border);
+      if (depth == 0 && overlay_) {
+        if (i < overlay_->fill.size() && !overlay_->fill[i].empty()) set(an, n_fill_, overlay_->fill[i]);
+        if (i < overlay_->note.size() && !overlay_->note[i].empty()) {
+          label.push_back(esc(overlay_->note[i]));
+          set(an, n_label_, join_lines(label, "\\n"));
+        }
+      }
     }
 
     // Bodies: each a cluster inside this graph's cluster, entered from its
@@ -688,6 +697,7 @@ class Builder {
   }
 
   const GraphDocument& doc_;
+  const DotOverlay* overlay_ = nullptr;
   GraphPtr g_;
   uint32_t next_graph_no_ = 0;
   bool saw_[3] = {false, false, false};
@@ -716,7 +726,7 @@ GVC_t* shared_context() {
 }
 
 /// Both entry points build the picture here. Call with a GraphvizSession held.
-GraphPtr build_graph(const GraphDocument& doc) { return Builder(doc).build(); }
+GraphPtr build_graph(const GraphDocument& doc, const DotOverlay* overlay) { return Builder(doc, overlay).build(); }
 
 /// gvRenderData's length is unsigned int in Graphviz 2.x and size_t later.
 template <class Len>
@@ -732,22 +742,22 @@ std::string render_data(int (*fn)(GVC_t*, graph_t*, const char*, char**, Len*), 
 
 }  // namespace
 
-std::string write_dot(const GraphDocument& doc) {
+std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay) {
   GraphvizSession session;
-  GraphPtr g = build_graph(doc);
+  GraphPtr g = build_graph(doc, overlay);
   std::string out;
   if (agwrite(g.get(), &out) == EOF) graphviz_failed("cannot write DOT");
   return out;
 }
 
-std::string render_svg(const GraphDocument& doc, size_t max_nodes) {
+std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOverlay* overlay) {
   const size_t n = total_nodes(doc.root);
   if (n > max_nodes)
     throw Error(ExitCode::usage, "graph too large to lay out",
                 std::to_string(n) + " nodes, limit " + std::to_string(max_nodes) +
                     "; write --dot and render it with dot, or raise --svg-max-nodes");
   GraphvizSession session;
-  GraphPtr g = build_graph(doc);
+  GraphPtr g = build_graph(doc, overlay);
   GVC_t* gvc = shared_context();
   Layout layout(gvc, g.get());  // gvFreeLayout is safe after a failed layout too
   if (gvLayout(gvc, g.get(), "dot") != 0) gvc_failed("graph could not be laid out");

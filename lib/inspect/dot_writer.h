@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "graph.h"
 
@@ -12,13 +13,22 @@ namespace graphscope {
 /// dot's layout time grows much faster than linearly.
 inline constexpr size_t kDefaultSvgMaxNodes = 5000;
 
+/// Per-node decoration of the root graph's nodes (e.g. a profile's delays):
+/// a fill colour ("#rrggbb", empty: the type's own) and an extra label line
+/// each, indexed like the root graph's nodes, and legend lines for the title.
+struct DotOverlay {
+  std::vector<std::string> fill, note;
+  std::vector<std::string> legend;
+};
+
 /// DOT text, valid for `dot`: short demangled kernel names with launch
 /// geometry, a colour and shape per node type, a style per edge type,
 /// child graphs and conditional bodies as clusters.
-std::string write_dot(const GraphDocument& doc);
+std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay = nullptr);
 
 /// The same picture laid out by dot and rendered to SVG by gvc. Throws
 /// Error(usage) when the graph has more than max_nodes nodes.
-std::string render_svg(const GraphDocument& doc, size_t max_nodes = kDefaultSvgMaxNodes);
+std::string render_svg(const GraphDocument& doc, size_t max_nodes = kDefaultSvgMaxNodes,
+                       const DotOverlay* overlay = nullptr);
 
 }  // namespace graphscope

@@ -498,6 +498,35 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
   return out;
 }
 
+DotOverlay profile_overlay(const ProfileReport& r) {
+  DotOverlay o;
+  double worst = 0;
+  for (const auto& p : r.nodes)
+    if (p.replays) worst = std::max(worst, p.delay_us);
+  for (const auto& p : r.nodes) {
+    if (!p.replays) {
+      o.fill.emplace_back();
+      o.note.push_back("no record");
+      continue;
+    }
+    // White -> yellow -> red as the delay grows towards the worst one.
+    double x = worst > 0 ? std::clamp(p.delay_us / worst, 0.0, 1.0) : 0;
+    int g = int(std::lround(255 * (x < 0.5 ? 1.0 : 2 * (1 - x))));
+    int b = int(std::lround(255 * (x < 0.5 ? 1 - 2 * x : 0.0)));
+    char color[8];
+    std::snprintf(color, sizeof color, "#ff%02x%02x", g, b);
+    o.fill.push_back(color);
+    std::string note = "delay " + fmt("%.2f", p.delay_us) + " us";
+    if (p.verdict != Verdict::none) note += ", " + std::string(to_string(p.verdict));
+    if (p.blocking) note += " (blocking: " + p.cause + ")";
+    o.note.push_back(note);
+  }
+  o.legend.push_back("fill: median delay, white 0 to red " + fmt("%.2f", worst) + " us");
+  o.legend.push_back(std::to_string(r.fake) + " fake dependencies (" + std::to_string(r.blocking) + " blocking), " +
+                     std::to_string(r.replays) + " replays");
+  return o;
+}
+
 std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc) {
   JsonWriter w(2);
   w.begin_object();

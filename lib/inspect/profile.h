@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dot_writer.h"
 #include "graph.h"
 #include "trace.h"
 
@@ -84,6 +85,11 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
 /// The readable report: summary, worst delays first, fake dependencies with
 /// both kernel names, the critical path, lane and stream use.
 std::string format_profile(const ProfileReport& r, const GraphDocument& doc, size_t top = 15);
+
+/// The picture's decoration for a report: root nodes filled by median delay
+/// (white for none, through yellow, to red for the largest), with a line
+/// "delay 12.3 us, fake (blocking)" each.
+DotOverlay profile_overlay(const ProfileReport& r);
 
 /// "graphscope.profile/1" JSON.
 std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc);

@@ -292,3 +292,18 @@ TEST_CASE("records of the same graph from an earlier replay are not a dependency
   CHECK(r.nodes[0].verdict == Verdict::none);
   CHECK_FALSE(r.nodes[0].observed_dependency);
 }
+
+TEST_CASE("the picture overlay colours nodes by delay and says the verdict") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 20, 0).act(2, 20.2, 30, 0).act(3, 30.2, 40, 0);
+  auto doc = fork_join2();
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  DotOverlay o = profile_overlay(r);
+  REQUIRE(o.fill.size() == 4);
+  CHECK(o.fill[0] == "#ffffff");  // no delay
+  CHECK(o.fill[2] == "#ff0000");  // the worst delay
+  CHECK(o.note[2] == "delay 10.20 us, fake (blocking: same channel)");
+  std::string dot = write_dot(doc, &o);
+  CHECK(dot.find("#ff0000") != std::string::npos);
+  CHECK(dot.find("delay 10.20 us, fake (blocking: same channel)") != std::string::npos);
+}
