@@ -82,9 +82,16 @@ class Reader {
   Trace read(uint32_t events, const std::string& source, uint64_t base_ns) {
     Trace trace;
     trace.source = source;
-    bool ours = source == "graphscope";
+    trace.activities.reserve(t_.at(events).count / 2);
+    read_into(trace, events, source == "graphscope", base_ns, 0);
+    return trace;
+  }
+
+  // Appends the events of array `events`, the first of which is number
+  // `first` of the file's array (for messages).
+  void read_into(Trace& trace, uint32_t events, bool ours, uint64_t base_ns, uint32_t first) {
+    first_ = first;
     const uint32_t n = t_.at(events).count;
-    trace.activities.reserve(n / 2);
     for (event_ = 0; event_ < n; ++event_) {
       uint32_t ev = t_.element(events, event_);
       if (t_.at(ev).kind != Kind::object) fail({}, "is " + shown(ev) + ", expected an object");
@@ -177,7 +184,6 @@ class Reader {
       a.name = it->second;
       trace.activities.push_back(a);
     }
-    return trace;
   }
 
   // A field of the document outside the events ("graphscope.time_base_ns").
@@ -256,7 +262,7 @@ class Reader {
   [[noreturn]] void fail(std::string_view field, const std::string& why) const {
     std::string path(array_name_);
     path += '[';
-    path += std::to_string(event_);
+    path += std::to_string(uint64_t(first_) + event_);
     path += ']';
     if (!field.empty()) {
       path += in_args_ ? ".args." : ".";
@@ -268,7 +274,7 @@ class Reader {
   const JsonTape& t_;
   const std::string& origin_;
   std::string_view array_name_;
-  uint32_t event_ = 0;
+  uint32_t event_ = 0, first_ = 0;
   bool in_args_ = false;
   std::unordered_map<std::string_view, uint32_t> names_;  // views into the tape
 };
@@ -506,7 +512,7 @@ Join join_graph(const Trace& trace, const GraphDocument& doc, const ProfileRepor
 
 }  // namespace
 
-Trace read_chrome_trace(std::string_view text, const std::string& origin) {
+static Trace read_whole(std::string_view text, const std::string& origin) {
   JsonTape t = JsonTape::parse(text, origin);
   uint32_t root = t.root();
   Kind kind = t.at(root).kind;
@@ -539,6 +545,154 @@ Trace read_chrome_trace(std::string_view text, const std::string& origin) {
     source = "pytorch-profiler";
   }
   return r.read(events, source, base_ns);
+}
+
+namespace {
+
+size_t skip_space(std::string_view t, size_t i) {
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\t' || t[i] == '\r')) ++i;
+  return i;
+}
+
+// End of the string starting at t[i] == '"', or npos.
+size_t skip_string(std::string_view t, size_t i) {
+  const char* base = t.data();
+  const char* end = base + t.size();
+  const char* q = base + i + 1;
+  for (;;) {
+    const char* hit = static_cast<const char*>(std::memchr(q, '"', size_t(end - q)));
+    if (!hit) return std::string_view::npos;
+    // Escaped when preceded by an odd number of backslashes.
+    size_t slashes = 0;
+    for (const char* b = hit; b > q && b[-1] == '\\'; --b) ++slashes;
+    if (slashes % 2 == 0) return size_t(hit - base) + 1;
+    q = hit + 1;
+  }
+}
+
+// End of the JSON value starting at t[i], by brackets and strings alone (no
+// validation: every byte is parsed strictly afterwards), or npos.
+size_t skip_value(std::string_view t, size_t i) {
+  int depth = 0;
+  for (; i < t.size(); ++i) {
+    char c = t[i];
+    if (c == '"') {
+      i = skip_string(t, i);
+      if (i == std::string_view::npos) return i;
+      --i;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (--depth < 0) return i;  // the end of the enclosing container
+      if (depth == 0) return i + 1;
+    } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
+      return i;
+    }
+  }
+  return depth == 0 ? i : std::string_view::npos;
+}
+
+}  // namespace
+
+// Reads the "traceEvents" array in batches of elements, each parsed strictly
+// on its own, instead of as one tree: a 1M-event trace as a single tape
+// would take well over a GiB. Whatever the splitting cannot place (a
+// malformed file) is parsed whole, for the exact message.
+Trace read_chrome_trace(std::string_view text, const std::string& origin) {
+  size_t p = skip_space(text, 0);
+  if (p >= text.size() || (text[p] != '{' && text[p] != '[') || text.size() < (size_t(1) << 20))
+    return read_whole(text, origin);
+  size_t arr = std::string_view::npos, arr_end = 0;
+  std::string rest;
+  // One pass over the events array: each element's bounds, and its end.
+  std::vector<std::pair<size_t, size_t>> bounds;
+  auto scan_array = [&](size_t a) -> size_t {
+    size_t i = skip_space(text, a + 1);
+    if (i < text.size() && text[i] == ']') return i + 1;
+    for (;;) {
+      size_t e = skip_value(text, i);
+      if (e == std::string_view::npos || e == i) return std::string_view::npos;
+      bounds.emplace_back(i, e);
+      i = skip_space(text, e);
+      if (i >= text.size()) return std::string_view::npos;
+      if (text[i] == ']') return i + 1;
+      if (text[i] != ',') return std::string_view::npos;
+      i = skip_space(text, i + 1);
+    }
+  };
+  if (text[p] == '[') {
+    arr = p;
+    arr_end = scan_array(p);
+    if (arr_end == std::string_view::npos || skip_space(text, arr_end) != text.size()) return read_whole(text, origin);
+    rest = "[]";
+  } else {
+    // Members of the top object: find "traceEvents".
+    size_t i = skip_space(text, p + 1);
+    while (i < text.size() && text[i] == '"') {
+      size_t kend = skip_string(text, i);
+      if (kend == std::string_view::npos) return read_whole(text, origin);
+      std::string_view key = text.substr(i + 1, kend - i - 2);
+      size_t colon = skip_space(text, kend);
+      if (colon >= text.size() || text[colon] != ':') return read_whole(text, origin);
+      size_t v = skip_space(text, colon + 1);
+      size_t vend;
+      if (key == "traceEvents" && v < text.size() && text[v] == '[' && arr == std::string_view::npos) {
+        vend = scan_array(v);
+        arr = v, arr_end = vend;
+      } else {
+        vend = skip_value(text, v);
+      }
+      if (vend == std::string_view::npos) return read_whole(text, origin);
+      i = skip_space(text, vend);
+      if (i < text.size() && text[i] == ',') i = skip_space(text, i + 1);
+      else break;
+    }
+    if (arr == std::string_view::npos) return read_whole(text, origin);
+    rest.reserve(text.size() - (arr_end - arr) + 2);
+    rest.append(text.substr(0, arr)).append("[]").append(text.substr(arr_end));
+  }
+  // Everything but the events: validated and read as before (source, time base).
+  Trace trace;
+  try {
+    trace = read_whole(rest, origin);
+  } catch (const Error&) {
+    return read_whole(text, origin);  // the message must point into the real file
+  }
+  bool ours = trace.source == "graphscope";
+  uint64_t base_ns = 0;
+  // The time base lives in the metadata read above; read it again cheaply.
+  {
+    JsonTape t = JsonTape::parse(rest, origin);
+    if (t.at(t.root()).kind == JsonTape::Kind::object) {
+      uint32_t gs = t.find(t.root(), "graphscope");
+      if (gs != UINT32_MAX && t.at(gs).kind == JsonTape::Kind::object) {
+        uint32_t base = t.find(gs, "time_base_ns");
+        if (base != UINT32_MAX && t.at(base).kind == JsonTape::Kind::unsigned_integer) base_ns = t.at(base).u;
+      }
+    }
+  }
+  const size_t kBatch = 65536;
+  std::string batch;
+  uint32_t index = 0;
+  size_t i = skip_space(text, arr + 1);
+  try {
+    for (size_t k = 0; k < bounds.size();) {
+      batch.assign("[");
+      uint32_t first = index;
+      for (size_t c = 0; c < kBatch && k < bounds.size(); ++c, ++k, ++index) {
+        if (c) batch.push_back(',');
+        batch.append(text.substr(bounds[k].first, bounds[k].second - bounds[k].first));
+      }
+      batch.push_back(']');
+      JsonTape t = JsonTape::parse(batch, origin);
+      Reader(t, origin, "traceEvents").read_into(trace, t.root(), ours, base_ns, first);
+    }
+  } catch (const Error&) {
+    // A malformed event: the whole file gives the message with the right line.
+    return read_whole(text, origin);
+  }
+  (void)i;
+  return trace;
 }
 
 std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, const ProfileReport* report) {

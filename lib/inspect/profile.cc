@@ -64,6 +64,8 @@ class Reachability {
   bool path(uint32_t a, uint32_t b) {
     if (a == b) return false;
     if (level_[a] >= level_[b]) return false;
+    for (const auto& d : g_.nodes[b].dependencies)  // the common case, without the cache
+      if (d.from == a) return true;
     uint64_t key = (uint64_t(a) << 32) | b;
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
@@ -98,14 +100,15 @@ class Reachability {
 };
 
 // One node's findings in one replay.
+// Plain data only: there is one per node and replay (a million of them).
 struct Sample {
   double start = 0, end = 0, ready = 0, delay = 0;  // us from the replay's start
   std::optional<uint32_t> observed;                 // node index
-  std::string observed_other;
+  uint32_t observed_other = UINT32_MAX;             // name of an activity outside the graph
   Verdict verdict = Verdict::none;
   bool blocking = false;
   std::optional<uint32_t> blocker;
-  std::string cause;
+  const char* cause = "";
   Lane lane;
   uint32_t stream = 0;
 };
@@ -313,7 +316,7 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
           s.observed = on;
           s.verdict = reach.path(*on, i) ? Verdict::real : Verdict::fake;
         } else {
-          s.observed_other = trace.names.size() > o.name ? trace.names[o.name] : std::string("?");
+          s.observed_other = o.name;
           s.verdict = Verdict::fake;  // outside the graph: no graph path can explain it
         }
         if (blocker) {
@@ -349,6 +352,7 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
       continue;
     }
     std::vector<double> st, en, rd, dl, du;
+    st.reserve(v.size()), en.reserve(v.size()), rd.reserve(v.size()), dl.reserve(v.size()), du.reserve(v.size());
     for (const auto& s : v) {
       st.push_back(s.start), en.push_back(s.end), rd.push_back(s.ready), dl.push_back(s.delay);
       du.push_back(s.end - s.start);
@@ -362,7 +366,8 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
     p.lane = rep.lane;
     p.stream = rep.stream;
     p.observed_dependency = rep.observed;
-    p.observed_other = rep.observed_other;
+    if (rep.observed_other != UINT32_MAX)
+      p.observed_other = rep.observed_other < trace.names.size() ? trace.names[rep.observed_other] : "?";
     p.verdict = rep.verdict;
     p.blocking = rep.blocking;
     p.blocker = rep.blocker;

@@ -615,3 +615,48 @@ TEST_CASE("interns names once and keeps kinds' spellings") {
   CHECK(to_string(CopyKind::dtoh) == "DtoH");
   CHECK(to_string(CopyKind::none) == "none");
 }
+
+TEST_CASE("large traces are read in batches with the same result and messages") {
+  graphscope::Trace t;
+  uint32_t k = t.intern("_Z6kernelv");
+  for (uint32_t i = 0; i < 150000; ++i) {
+    graphscope::Activity a;
+    a.kind = graphscope::ActivityKind::kernel;
+    a.name = k;
+    a.start_ns = 1000ull * i;
+    a.end_ns = 1000ull * i + 700;
+    a.channel_type = 1;
+    a.channel_id = i % 3;
+    a.stream = 7;
+    a.correlation = 1 + i / 1000;
+    a.graph_id = 5;
+    a.graph_node_id = (uint64_t(5) << 32) | (i % 1000);
+    t.activities.push_back(a);
+  }
+  std::string text = graphscope::write_chrome_trace(t, nullptr, nullptr);
+  REQUIRE(text.size() > (size_t(1) << 20));
+  graphscope::Trace back = graphscope::read_chrome_trace(text, "big.json");
+  REQUIRE(back.activities.size() == t.activities.size());
+  for (size_t i = 0; i < t.activities.size(); i += 9973) {
+    CHECK(back.activities[i].start_ns == t.activities[i].start_ns);
+    CHECK(back.activities[i].graph_node_id == t.activities[i].graph_node_id);
+    CHECK(back.activities[i].correlation == t.activities[i].correlation);
+  }
+  // A bad value deep in the file is reported with its index in the whole array.
+  size_t at = text.find("\"dur\":", text.size() * 3 / 4);
+  REQUIRE(at != std::string::npos);
+  std::string bad = text;
+  bad.replace(at, 6, "\"dur\":\"x\",\"was\":");
+  try {
+    graphscope::read_chrome_trace(bad, "bad.json");
+    FAIL("accepted");
+  } catch (const graphscope::Error& e) {
+    CHECK(e.code() == graphscope::ExitCode::bad_input);
+    CHECK(std::string(e.what()).find(".dur: is the string") != std::string::npos);
+  }
+  // A missing comma between events is a syntax error with a line number.
+  std::string broken = text;
+  size_t comma = broken.find("},", broken.size() / 2);
+  broken[comma + 1] = ' ';
+  CHECK_THROWS_AS(graphscope::read_chrome_trace(broken, "broken.json"), graphscope::Error);
+}
