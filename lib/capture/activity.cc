@@ -192,6 +192,7 @@ struct CollectorAccess {
     }
   }
   static void dropped(ActivityCollector& c, size_t n) { c.dropped_ += n; }
+  static void hold(ActivityCollector& c, uint8_t* buffer, size_t valid) { c.pending_.emplace_back(buffer, valid); }
 };
 
 namespace {
@@ -216,16 +217,14 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
   Global& g = global();
   std::lock_guard<std::mutex> lock(g.mu);
   ActivityCollector* c = g.active;  // null: a session's leftovers after stop, discarded
-  if (buffer && valid > 0) {
-    CUpti_Activity* rec = nullptr;
-    // Stops at the end (MAX_LIMIT_REACHED) or at an incomplete record (INVALID_KIND).
-    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
-      if (c) CollectorAccess::add(*c, rec);
-  }
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped && c)
     CollectorAccess::dropped(*c, dropped);
-  if (buffer) g.free_buffers.push_back(buffer);
+  // Records are converted in stop(), after the replays: while tracing, a
+  // completed buffer is only set aside, so the work being traced competes
+  // with nothing of graphscope's.
+  if (buffer && valid > 0 && c) CollectorAccess::hold(*c, buffer, valid);
+  else if (buffer) g.free_buffers.push_back(buffer);
 }
 
 }  // namespace
@@ -279,12 +278,23 @@ void ActivityCollector::stop() {
   CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   size_t dropped = 0;
   CUptiResult counted = cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
+  std::vector<std::pair<uint8_t*, size_t>> pending;
   {
     std::lock_guard<std::mutex> lock(g.mu);
     if (counted == CUPTI_SUCCESS) dropped_ += dropped;
     g.active = nullptr;
+    pending.swap(pending_);
   }
   running_ = false;
+  for (const auto& [buffer, valid] : pending) {
+    CUpti_Activity* rec = nullptr;
+    // Stops at the end (MAX_LIMIT_REACHED) or at an incomplete record (INVALID_KIND).
+    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) CollectorAccess::add(*this, rec);
+  }
+  {
+    std::lock_guard<std::mutex> lock(g.mu);
+    for (const auto& [buffer, valid] : pending) g.free_buffers.push_back(buffer);
+  }
   std::stable_sort(trace_.activities.begin(), trace_.activities.end(),
                    [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
   if (flushed != CUPTI_SUCCESS)

@@ -11,6 +11,8 @@
 #include <cupti_activity.h>
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "inspect/trace.h"
 
@@ -77,6 +79,7 @@ class ActivityCollector {
  private:
   friend struct CollectorAccess;
   Trace trace_;
+  std::vector<std::pair<uint8_t*, size_t>> pending_;  // completed buffers, converted in stop()
   uint64_t dropped_ = 0;
   uint64_t untimed_ = 0;
   bool running_ = false;

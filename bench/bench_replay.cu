@@ -1,0 +1,114 @@
+// Profiled replay against bare CUPTI tracing (target: at most 1.05x), side by
+// side in one run on the GPU machine. One graph of tiny kernels (fork, four
+// branches, join, chained) is replayed R times three ways, alternating:
+//   plain      no tracing
+//   bare       CUPTI CONCURRENT_KERNEL/MEMCPY/MEMSET with buffer callbacks
+//              that only hand the buffers back: no record is looked at
+//   graphscope lib/capture's ActivityCollector: the same kinds, every record
+//              converted into the trace model
+// Each timed from the first launch to the end of the flush. CUPTI's buffer
+// callbacks are registered once per process, so each way runs in a process
+// of its own; bench/replay_overhead.sh alternates them and compares medians.
+//
+//   bench_replay plain|bare|graphscope [NODES] [REPLAYS] [ROUNDS]
+#include <cuda_runtime.h>
+#include <cupti.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "capture/activity.h"
+#include "capture/cuda_check.h"
+
+using namespace graphscope;
+
+__global__ void tiny(float* x) {
+  if (threadIdx.x == 0) x[blockIdx.x] += 1.f;
+}
+
+static float* d_x;
+
+static cudaGraph_t make_graph(int target) {
+  static void* args[] = {&d_x};
+  cudaGraph_t g;
+  GS_CUDA(cudaGraphCreate(&g, 0));
+  cudaKernelNodeParams p{};
+  p.func = (void*)tiny;
+  p.gridDim = dim3(1);
+  p.blockDim = dim3(32);
+  p.kernelParams = args;
+  cudaGraphNode_t prev = nullptr;
+  for (int count = 0; count + 6 <= target; count += 6) {
+    cudaGraphNode_t fork, br[4], join;
+    GS_CUDA(cudaGraphAddKernelNode(&fork, g, prev ? &prev : nullptr, prev ? 1 : 0, &p));
+    for (auto& b : br) GS_CUDA(cudaGraphAddKernelNode(&b, g, &fork, 1, &p));
+    GS_CUDA(cudaGraphAddKernelNode(&join, g, br, 4, &p));
+    prev = join;
+  }
+  return g;
+}
+
+// Bare CUPTI: buffers handed out and taken back untouched.
+static void CUPTIAPI bare_request(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *size = 8 << 20;
+  *buffer = static_cast<uint8_t*>(aligned_alloc(8, *size));
+  *max_records = 0;
+}
+static void CUPTIAPI bare_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) { free(buffer); }
+
+static const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                            CUPTI_ACTIVITY_KIND_MEMSET};
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "graphscope";
+  int nodes = argc > 2 ? std::atoi(argv[2]) : 10000;
+  int replays = argc > 3 ? std::atoi(argv[3]) : 20;
+  int rounds = argc > 4 ? std::atoi(argv[4]) : 5;
+  try {
+    GS_CUDA(cudaMalloc(&d_x, 1024 * sizeof(float)));
+    cudaGraph_t g = make_graph(nodes);
+    cudaGraphExec_t exec;
+    GS_CUDA(cudaGraphInstantiate(&exec, g, 0));
+    cudaStream_t s;
+    GS_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    auto replay = [&] {
+      for (int r = 0; r < replays; ++r) GS_CUDA(cudaGraphLaunch(exec, s));
+      GS_CUDA(cudaStreamSynchronize(s));
+    };
+    replay();  // warm up
+    // The replay window (first launch to the end of the synchronize) with
+    // tracing on, and the processing after it (disable, flush, conversion).
+    std::vector<double> times, after;
+    size_t records = 0;
+    if (mode == "bare") GS_CUPTI(cuptiActivityRegisterCallbacks(bare_request, bare_complete));
+    for (int k = 0; k < rounds; ++k) {
+      if (mode == "plain") {
+        times.push_back(bench::time_ms(replay));
+        after.push_back(0);
+      } else if (mode == "bare") {
+        for (auto kind : kKinds) GS_CUPTI(cuptiActivityEnable(kind));
+        times.push_back(bench::time_ms(replay));
+        after.push_back(bench::time_ms([&] {
+          for (auto kind : kKinds) GS_CUPTI(cuptiActivityDisable(kind));
+          GS_CUPTI(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+        }));
+      } else {
+        capture::ActivityCollector c;
+        c.start();
+        times.push_back(bench::time_ms(replay));
+        after.push_back(bench::time_ms([&] { c.stop(); }));
+        records = c.trace().activities.size();
+      }
+    }
+    auto st = bench::stats(times), af = bench::stats(after);
+    std::printf("%s %d nodes x %d replays: best %.1f ms, median %.1f ms, then %.1f ms flush/processing, %zu records\n",
+                mode.c_str(), nodes, replays, st.best, st.median, af.median, records);
+    return 0;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "bench_replay: %s\n", e.what());
+    return 4;
+  }
+}

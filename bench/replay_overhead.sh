@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Profiled replay against bare CUPTI tracing, side by side on the GPU machine:
+# runs bench_replay's three ways in alternating processes and compares the
+# medians of their medians.
+#   bench/replay_overhead.sh BENCH_REPLAY [NODES] [REPLAYS] [RUNS]
+set -euo pipefail
+b=$1 nodes=${2:-10000} replays=${3:-20} runs=${4:-5}
+log=$(mktemp)
+for i in $(seq "$runs"); do
+  for mode in plain bare graphscope; do "$b" "$mode" "$nodes" "$replays" 3 | tee -a "$log"; done
+done
+python3 - "$log" <<'PY'
+import re, statistics, sys
+m = {}
+for line in open(sys.argv[1]):
+    mode, med = line.split()[0], float(re.search(r"median ([0-9.]+)", line).group(1))
+    m.setdefault(mode, []).append(med)
+med = {k: statistics.median(v) for k, v in m.items()}
+print("medians (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in med.items()))
+print(f"graphscope / bare CUPTI: {med['graphscope'] / med['bare']:.3f}x (target <= 1.05)")
+PY
