@@ -101,17 +101,6 @@ int init(State* s, int argc, char** argv, char* err, size_t err_size) {
   return 0;
 }
 
-int setup(int argc, char** argv, void** state, char* err, size_t err_size) {
-  auto* s = new (std::nothrow) State;
-  if (!s) return sample::fail(err, err_size, "out of host memory");
-  if (init(s, argc, argv, err, err_size)) {
-    teardown(s);
-    return 1;
-  }
-  *state = s;
-  return 0;
-}
-
 // Builds the nested graph: child_inner_a -> child_inner_b.
 int build_inner(State* s, cudaGraph_t* out, char* err, size_t err_size) {
   SAMPLE_CHECK(cudaGraphCreate(out, 0));
@@ -179,7 +168,7 @@ const graphscope_workload kWorkload = {
     GRAPHSCOPE_WORKLOAD_ABI,
     "child_graph",
     "an explicitly built graph (with a nested child graph) spliced into the capture",
-    setup,
+    sample::setup_with<State, init, teardown>,
     teardown,
     kGraphs,
     1,

@@ -95,17 +95,6 @@ int init(State* s, int argc, char** argv, char* err, size_t err_size) {
   return 0;
 }
 
-int setup(int argc, char** argv, void** state, char* err, size_t err_size) {
-  auto* s = new (std::nothrow) State;
-  if (!s) return sample::fail(err, err_size, "out of host memory");
-  if (init(s, argc, argv, err, err_size)) {
-    teardown(s);
-    return 1;
-  }
-  *state = s;
-  return 0;
-}
-
 // The graph that `stream` is capturing into.
 int capturing_graph(cudaStream_t stream, cudaGraph_t* graph, char* err, size_t err_size) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
@@ -232,7 +221,7 @@ const graphscope_workload kWorkload = {
     GRAPHSCOPE_WORKLOAD_ABI,
     "conditional",
     "IF and WHILE conditional nodes in a capture; the loop runs --iters times (default 3)",
-    setup,
+    sample::setup_with<State, init, teardown>,
     teardown,
     kGraphs,
     1,

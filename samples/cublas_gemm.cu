@@ -114,23 +114,12 @@ int init(State* s, int argc, char** argv, char* err, size_t err_size) {
   return 0;
 }
 
-int setup(int argc, char** argv, void** state, char* err, size_t err_size) {
-  auto* s = new (std::nothrow) State;
-  if (!s) return sample::fail(err, err_size, "out of host memory");
-  if (init(s, argc, argv, err, err_size)) {
-    teardown(s);
-    return 1;
-  }
-  *state = s;
-  return 0;
-}
-
 const graphscope_graph kGraphs[] = {{"cublas_gemm", enqueue}};
 const graphscope_workload kWorkload = {
     GRAPHSCOPE_WORKLOAD_ABI,
     "cublas_gemm",
     "three chained cuBLAS SGEMMs of --n (default 512) plus one on a second handle and stream",
-    setup,
+    sample::setup_with<State, init, teardown>,
     teardown,
     kGraphs,
     1,

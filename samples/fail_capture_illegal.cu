@@ -48,17 +48,6 @@ int init(State* s, int argc, char** argv, char* err, size_t err_size) {
   return 0;
 }
 
-int setup(int argc, char** argv, void** state, char* err, size_t err_size) {
-  auto* s = new (std::nothrow) State;
-  if (!s) return sample::fail(err, err_size, "out of host memory");
-  if (init(s, argc, argv, err, err_size)) {
-    teardown(s);
-    return 1;
-  }
-  *state = s;
-  return 0;
-}
-
 int enqueue(void* state, cudaStream_t stream, char* err, size_t err_size) {
   auto* s = static_cast<State*>(state);
   fci_work<<<sample::blocks_for(s->n), 256, 0, stream>>>(s->x, s->n);
@@ -78,7 +67,7 @@ const graphscope_workload kWorkload = {
     GRAPHSCOPE_WORKLOAD_ABI,
     "fail_capture_illegal",
     "fails: calls cudaMalloc during capture, which invalidates a global-mode capture",
-    setup,
+    sample::setup_with<State, init, teardown>,
     teardown,
     kGraphs,
     1,

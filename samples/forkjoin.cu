@@ -86,17 +86,6 @@ int init(State* s, int argc, char** argv, char* err, size_t err_size) {
   return 0;
 }
 
-int setup(int argc, char** argv, void** state, char* err, size_t err_size) {
-  auto* s = new (std::nothrow) State;
-  if (!s) return sample::fail(err, err_size, "out of host memory");
-  if (init(s, argc, argv, err, err_size)) {
-    teardown(s);
-    return 1;
-  }
-  *state = s;
-  return 0;
-}
-
 int enqueue(void* state, cudaStream_t stream, char* err, size_t err_size) {
   auto* s = static_cast<State*>(state);
   const long n = s->n, total = n * s->branches;
@@ -124,7 +113,7 @@ const graphscope_workload kWorkload = {
     GRAPHSCOPE_WORKLOAD_ABI,
     "forkjoin",
     "fork-join over --branches streams (default 4), two kernels a branch",
-    setup,
+    sample::setup_with<State, init, teardown>,
     teardown,
     kGraphs,
     1,

@@ -115,17 +115,6 @@ int init(State* s, int argc, char** argv, char* err, size_t err_size) {
   return 0;
 }
 
-int setup(int argc, char** argv, void** state, char* err, size_t err_size) {
-  auto* s = new (std::nothrow) State;
-  if (!s) return sample::fail(err, err_size, "out of host memory");
-  if (init(s, argc, argv, err, err_size)) {
-    teardown(s);
-    return 1;
-  }
-  *state = s;
-  return 0;
-}
-
 cudaLaunchConfig_t launch_config(long n, cudaStream_t stream, cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(sample::blocks_for(n));
@@ -207,7 +196,7 @@ const graphscope_workload kWorkload = {
     GRAPHSCOPE_WORKLOAD_ABI,
     "pdl",
     "programmatic dependent launch: programmatic and launch-completion edges from capture",
-    setup,
+    sample::setup_with<State, init, teardown>,
     teardown,
     kGraphs,
     1,

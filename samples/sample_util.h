@@ -9,6 +9,8 @@
 //   sample::fail           printf-style error message into err, returns 1.
 //   sample::parse_options  "--name V" / "--name=V" integer options from argv.
 //   sample::fill_pattern   fills a device float buffer with non-zero values.
+//   sample::setup_with     the ABI's setup for a State built by init() and
+//                          freed by teardown() (also after init fails).
 #ifndef GRAPHSCOPE_SAMPLE_UTIL_H
 #define GRAPHSCOPE_SAMPLE_UTIL_H
 
@@ -112,6 +114,20 @@ inline cudaError_t fill_pattern(float* dst, size_t n, float base = 1.0f) {
 }
 
 // Blocks of `threads` covering n elements.
+// The workload ABI's setup: a new State, filled by Init; on failure Teardown
+// frees what Init got to and the message Init wrote in err stands.
+template <class State, int (*Init)(State*, int, char**, char*, size_t), void (*Teardown)(void*)>
+int setup_with(int argc, char** argv, void** state, char* err, size_t err_size) {
+  auto* s = new (std::nothrow) State;
+  if (!s) return fail(err, err_size, "out of host memory");
+  if (Init(s, argc, argv, err, err_size)) {
+    Teardown(s);
+    return 1;
+  }
+  *state = s;
+  return 0;
+}
+
 inline unsigned blocks_for(long n, unsigned threads = 256) {
   return static_cast<unsigned>((n + threads - 1) / threads);
 }
