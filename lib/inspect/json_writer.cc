@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <thread>
-#include <unordered_map>
 #include <cmath>
+#include <unordered_map>
+
+#include "parallel.h"
 
 namespace graphscope {
 namespace {
@@ -483,19 +484,17 @@ void format_nodes(const Graph& g, size_t begin, size_t end, size_t indent, std::
 void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t) {
   w.key_literal("nodes").begin_array();
   const size_t n = g.nodes.size();
-  unsigned threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  unsigned threads = worker_count(n, 10000);
   if (n < 20000 || threads < 2) {
     for (const auto& node : g.nodes) write_node(w, node, g.graph_id, t);
   } else {
     // Each node's line depends on that node alone: large graphs are
     // formatted in parallel slices and joined in order.
     std::vector<std::string> parts(threads);
-    std::vector<std::thread> pool;
     size_t indent = w.indent() + 2;
-    for (unsigned k = 0; k < threads; ++k)
-      pool.emplace_back(format_nodes, std::cref(g), n * k / threads, n * (k + 1) / threads, indent,
-                        std::ref(parts[k]));
-    for (auto& th : pool) th.join();
+    parallel_slices(n, threads, [&](unsigned k, size_t begin, size_t end) {
+      format_nodes(g, begin, end, indent, parts[k]);
+    });
     for (auto& part : parts) w.raw_elements(part);
   }
   w.end_array();
