@@ -10,6 +10,7 @@
 #include "demangle.h"
 #include "error.h"
 #include "json_writer.h"
+#include "parallel.h"
 #include "validate.h"
 
 namespace graphscope {
@@ -40,7 +41,7 @@ Lane lane_of(const Activity& a) {
   return Lane{a.device, a.channel_type, a.channel_id};
 }
 
-double median(std::vector<double> v) {
+double median(std::vector<double>& v) {
   if (v.empty()) return 0;
   size_t m = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + long(m), v.end());
@@ -111,6 +112,8 @@ struct Sample {
   const char* cause = "";
   Lane lane;
   uint32_t stream = 0;
+  bool present = false;  // the node had an activity in this replay
+  bool lane_busy = false;  // blocked, yet other work ran on its lane at its start
 };
 
 struct Candidate {
@@ -225,16 +228,25 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
     return it->second;
   };
 
-  Reachability reach(g);
   std::vector<uint32_t> order = topological_order(g, "nodes", "graph");
-  std::vector<std::vector<Sample>> samples(n);
-  std::vector<double> makespans;
-  std::map<std::tuple<uint32_t, uint8_t, uint32_t>, std::pair<std::vector<double>, std::vector<double>>> lane_stats;
-  std::unordered_set<uint32_t> streams;
+  // Replays are independent: each worker analyses a share of them into its
+  // own rows of `samples` (replay-major, one per node and replay).
+  const size_t R = replays.size();
+  std::vector<Sample> samples(R * n);
+  std::vector<double> makespans(R);
+  std::vector<size_t> unmatched(R, 0);
+  using LaneKey = std::tuple<uint32_t, uint8_t, uint32_t>;
+  std::vector<std::map<LaneKey, std::pair<double, double>>> lane_per_replay(R);
+  unsigned workers = worker_count(R * n, 100000);
+  workers = std::min<unsigned>(workers, unsigned(std::max<size_t>(1, R)));
+  std::vector<std::unordered_set<uint32_t>> streams_of(workers);
 
+  parallel_slices(R, workers, [&](unsigned w, size_t first_replay, size_t last_replay) {
+  Reachability reach(g);
   std::vector<int64_t> act_of(n);
   std::vector<double> finish(n), ready(n);
-  for (uint32_t replay = 0; replay < replays.size(); ++replay) {
+  auto& streams = streams_of[w];
+  for (uint32_t replay = uint32_t(first_replay); replay < last_replay; ++replay) {
     const auto& acts = replays[replay];
     std::fill(act_of.begin(), act_of.end(), -1);
     uint64_t t0 = UINT64_MAX, t1 = 0;
@@ -244,13 +256,13 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
       t1 = std::max(t1, a.end_ns);
       auto node = node_of(i);
       if (!node) {
-        ++r.unmatched_records;
+        ++unmatched[replay];
         continue;
       }
       if (act_of[*node] < 0) act_of[*node] = int64_t(i);
     }
     auto us = [&](uint64_t ns) { return (double(ns) - double(t0)) / 1000.0; };
-    makespans.push_back((double(t1) - double(t0)) / 1000.0);
+    makespans[replay] = (double(t1) - double(t0)) / 1000.0;
     // ready: the latest end among the predecessors' activities; nodes with no
     // record (host, empty) pass their own ready time on.
     for (uint32_t i : order) {
@@ -259,12 +271,13 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
       ready[i] = rd;
       finish[i] = act_of[i] >= 0 ? us(trace.activities[size_t(act_of[i])].end_ns) : rd;
     }
-    std::map<std::tuple<uint32_t, uint8_t, uint32_t>, std::pair<double, double>> lane_now;
+    auto& lane_now = lane_per_replay[replay];
     for (uint32_t i = 0; i < n; ++i) {
       if (act_of[i] < 0) continue;
       size_t bi = size_t(act_of[i]);
       const Activity& b = trace.activities[bi];
-      Sample s;
+      Sample& s = samples[replay * n + i];
+      s.present = true;
       s.start = us(b.start_ns);
       s.end = us(b.end_ns);
       s.ready = ready[i];
@@ -296,7 +309,7 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
         }
       }
       {
-        const auto& lane = lanes_by_end[{s.lane.device, s.lane.channel_type, s.lane.id}];
+        const auto& lane = lanes_by_end.at({s.lane.device, s.lane.channel_type, s.lane.id});
         size_t k = size_t(std::upper_bound(lane.begin(), lane.end(), std::make_pair(limit, SIZE_MAX)) - lane.begin());
         while (k-- > 0) {
           size_t ai = lane[k].second;
@@ -328,50 +341,75 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
             s.cause = "copy engine";
           else if (lane_of(o) == s.lane) s.cause = "same stream";
           else s.cause = "other";
+          // Did B start while other work still ran on its own lane? Then the
+          // lane was not serializing B, and the blocker merely ended first:
+          // the delay is dispatch, not a wait. Looks at the next activities
+          // of the lane by end (enough for the overlap that matters).
+          const auto& lane = lanes_by_end.at({s.lane.device, s.lane.channel_type, s.lane.id});
+          size_t k = size_t(std::upper_bound(lane.begin(), lane.end(), std::make_pair(b.start_ns, SIZE_MAX)) -
+                            lane.begin());
+          for (size_t seen = 0; k < lane.size() && seen < 64 && !s.lane_busy; ++k, ++seen) {
+            size_t ai = lane[k].second;
+            s.lane_busy = ai != bi && trace.activities[ai].start_ns < b.start_ns;
+          }
         }
       }
-      samples[i].push_back(std::move(s));
     }
+  }
+  });
+  std::map<LaneKey, std::pair<std::vector<double>, std::vector<double>>> lane_stats;
+  for (const auto& lane_now : lane_per_replay)
     for (const auto& [key, v] : lane_now) {
       lane_stats[key].first.push_back(v.first);
       lane_stats[key].second.push_back(v.second);
     }
-  }
+  for (size_t u : unmatched) r.unmatched_records += u;
+  std::unordered_set<uint32_t> streams;
+  for (const auto& st : streams_of) streams.insert(st.begin(), st.end());
 
-  // Per node: medians, and the findings of its median-delay replay.
+  // Per node: medians, and the findings of its median-delay replay; nodes
+  // are independent, so in slices too.
   r.nodes.resize(n);
   std::vector<double> duration(n, 0);
-  for (uint32_t i = 0; i < n; ++i) {
-    NodeProfile& p = r.nodes[i];
-    p.index = i;
-    auto& v = samples[i];
-    p.replays = uint32_t(v.size());
-    if (v.empty()) {
+  parallel_slices(n, worker_count(n * R, 200000), [&](unsigned, size_t begin, size_t end) {
+    std::vector<const Sample*> v;
+    std::vector<double> st, en, rd, dl, du;
+    for (size_t i = begin; i < end; ++i) {
+      NodeProfile& p = r.nodes[i];
+      p.index = uint32_t(i);
+      v.clear();
+      for (size_t k = 0; k < R; ++k)
+        if (samples[k * n + i].present) v.push_back(&samples[k * n + i]);
+      p.replays = uint32_t(v.size());
+      if (v.empty()) continue;
+      st.clear(), en.clear(), rd.clear(), dl.clear(), du.clear();
+      for (const Sample* s : v) {
+        st.push_back(s->start), en.push_back(s->end), rd.push_back(s->ready), dl.push_back(s->delay);
+        du.push_back(s->end - s->start);
+      }
+      p.start_us = median(st), p.end_us = median(en), p.ready_us = median(rd), p.delay_us = median(dl);
+      duration[i] = median(du);
+      // The replay of median delay (the lower middle; the earlier replay on ties).
+      std::stable_sort(v.begin(), v.end(), [](const Sample* a, const Sample* b) { return a->delay < b->delay; });
+      const Sample& rep = *v[(v.size() - 1) / 2];
+      p.lane = rep.lane;
+      p.stream = rep.stream;
+      p.observed_dependency = rep.observed;
+      if (rep.observed_other != UINT32_MAX)
+        p.observed_other = rep.observed_other < trace.names.size() ? trace.names[rep.observed_other] : "?";
+      p.verdict = rep.verdict;
+      p.blocking = rep.blocking;
+      p.lane_busy = rep.lane_busy;
+      p.blocker = rep.blocker;
+      p.cause = rep.cause;
+    }
+  });
+  for (const NodeProfile& p : r.nodes) {
+    if (!p.replays) {
       ++r.nodes_without_records;
       ++r.none;
       continue;
     }
-    std::vector<double> st, en, rd, dl, du;
-    st.reserve(v.size()), en.reserve(v.size()), rd.reserve(v.size()), dl.reserve(v.size()), du.reserve(v.size());
-    for (const auto& s : v) {
-      st.push_back(s.start), en.push_back(s.end), rd.push_back(s.ready), dl.push_back(s.delay);
-      du.push_back(s.end - s.start);
-    }
-    p.start_us = median(st), p.end_us = median(en), p.ready_us = median(rd), p.delay_us = median(dl);
-    duration[i] = median(du);
-    std::vector<size_t> idx(v.size());
-    for (size_t k = 0; k < idx.size(); ++k) idx[k] = k;
-    std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return v[a].delay < v[b].delay; });
-    const Sample& rep = v[idx[(idx.size() - 1) / 2]];
-    p.lane = rep.lane;
-    p.stream = rep.stream;
-    p.observed_dependency = rep.observed;
-    if (rep.observed_other != UINT32_MAX)
-      p.observed_other = rep.observed_other < trace.names.size() ? trace.names[rep.observed_other] : "?";
-    p.verdict = rep.verdict;
-    p.blocking = rep.blocking;
-    p.blocker = rep.blocker;
-    p.cause = rep.cause;
     switch (p.verdict) {
       case Verdict::real: ++r.real; break;
       case Verdict::fake: ++r.fake; break;
@@ -380,6 +418,7 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
     if (p.blocking) {
       ++r.blocking;
       r.time_lost_us += p.delay_us;
+      if (p.lane_busy) ++r.blocking_lane_busy;
     }
   }
   r.makespan_us = median(makespans);
@@ -401,7 +440,7 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
     for (int64_t x = end; x >= 0; x = via[size_t(x)]) r.critical_path.push_back(uint32_t(x));
     std::reverse(r.critical_path.begin(), r.critical_path.end());
   }
-  for (const auto& [key, v] : lane_stats) {
+  for (auto& [key, v] : lane_stats) {
     LaneUsage u;
     u.lane = Lane{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
     u.activities = uint32_t(std::lround(median(v.first)));
@@ -446,6 +485,11 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
   line("dependencies", std::to_string(r.real) + " real, " + std::to_string(r.fake) + " fake (" +
                            std::to_string(r.blocking) + " blocking), " + std::to_string(r.none) + " none");
   line("time lost", fmt("%.1f", r.time_lost_us) + " us: delays of blocked nodes, summed (they may overlap)");
+  if (r.blocking_lane_busy)
+    line("note", std::to_string(r.blocking_lane_busy) + " of the " + std::to_string(r.blocking) +
+                     " blocking nodes started while other work still ran on their own lane: that lane was not "
+                     "serializing them, their blocker only ended first; their delay is dispatch (work launched one "
+                     "by one), not a wait for the blocker");
   line("records", std::to_string(r.nodes_without_records) + " nodes without a record, " +
                       std::to_string(r.unmatched_records) + " records matching no node, " +
                       std::to_string(r.other_records) + " records of other work");
@@ -466,7 +510,7 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
     std::string obs = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " + node_name(doc, *p.observed_dependency)
                       : !p.observed_other.empty() ? "(outside the graph) " + short_kernel_name(p.observed_other, 30)
                                                   : "-";
-    if (p.blocking) obs += " [blocking, " + p.cause + "]";
+    if (p.blocking) obs += " [blocking, " + p.cause + (p.lane_busy ? ", lane busy" : "") + "]";
     std::snprintf(buf, sizeof buf, "  %5u  %-36s %9.2f %9.2f %9.2f  %-7s %s\n", i, node_name(doc, i).c_str(), p.delay_us,
                   p.ready_us, p.start_us, std::string(to_string(p.verdict)).c_str(), obs.c_str());
     out += buf;
@@ -546,6 +590,7 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
   w.key("real").value(uint64_t(r.real)).key("fake").value(uint64_t(r.fake));
   w.key("blocking").value(uint64_t(r.blocking)).key("none").value(uint64_t(r.none));
   w.key("time_lost_us").value(r.time_lost_us);
+  w.key("blocking_lane_busy").value(uint64_t(r.blocking_lane_busy));
   w.key("makespan_us").value(r.makespan_us);
   w.key("critical_path_us").value(r.critical_path_us);
   w.key("nodes_without_records").value(uint64_t(r.nodes_without_records));
@@ -589,6 +634,7 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
     if (!p.observed_other.empty()) w.key("observed_other").value(p.observed_other);
     w.key("verdict").value(to_string(p.verdict));
     w.key("blocking").value(p.blocking);
+    w.key("lane_busy").value(p.lane_busy);
     w.key("blocker");
     p.blocker ? w.value(*p.blocker) : w.null();
     w.key("cause");

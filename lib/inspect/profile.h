@@ -52,6 +52,10 @@ struct NodeProfile {
   bool blocking = false;
   std::optional<uint32_t> blocker;  // node index
   std::string cause;                // "same channel", "copy engine", "other"; empty without a blocker
+  // With a blocker: other work was still running on the node's own lane when
+  // it started, so the lane was not serializing it (a dispatch delay: e.g.
+  // many branches launched one by one onto one channel, overlapping).
+  bool lane_busy = false;
 };
 
 struct LaneUsage {
@@ -68,6 +72,7 @@ struct ProfileReport {
   // Totals.
   size_t real = 0, fake = 0, blocking = 0, none = 0;
   double time_lost_us = 0;  // sum of delay over blocking nodes
+  size_t blocking_lane_busy = 0;  // blocking nodes that started while their lane ran other work
   double makespan_us = 0;   // median over replays: first start to last end
   double critical_path_us = 0;  // longest path of the graph with measured durations
   std::vector<uint32_t> critical_path;

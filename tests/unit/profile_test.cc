@@ -82,6 +82,29 @@ TEST_CASE("branches serialized on one channel are a blocking fake dependency") {
   CHECK(r.none == 1);
   CHECK(r.time_lost_us == doctest::Approx(10.2));
   CHECK(r.makespan_us == doctest::Approx(40));
+  CHECK_FALSE(n2.lane_busy);  // nothing else ran on channel 0 when it started
+  CHECK(r.blocking_lane_busy == 0);
+}
+
+TEST_CASE("a blocked node that starts while its lane runs other work is flagged lane busy") {
+  // 0 -> {1, 2, 3}: the branches are dispatched one by one onto channel 0
+  // and overlap; 3's blocker (1) ended first, but 2 still ran when 3 started.
+  auto doc = make_doc({{NodeType::kernel, "_Z1av", {}},
+                       {NodeType::kernel, "_Z1bv", {0}},
+                       {NodeType::kernel, "_Z1cv", {0}},
+                       {NodeType::kernel, "_Z1dv", {0}}},
+                      kExec);
+  TraceBuilder b;
+  b.act(0, 0, 1, 0).act(1, 8, 10, 0).act(2, 9, 12, 0).act(3, 11, 13, 0);
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  const auto& n3 = r.nodes[3];
+  CHECK(n3.delay_us == doctest::Approx(10));
+  CHECK(n3.blocking);
+  CHECK(n3.blocker == 1u);
+  CHECK(n3.cause == "same channel");
+  CHECK(n3.lane_busy);
+  CHECK(r.blocking_lane_busy == 1);
+  CHECK(format_profile(r, doc).find("lane busy") != std::string::npos);
 }
 
 TEST_CASE("a fake dependency under the threshold is ordering only") {
