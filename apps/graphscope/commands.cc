@@ -13,6 +13,13 @@ const std::vector<Command>& commands() {
       {"profile", "Replay a workload's graph under CUPTI tracing, or read a graph and a trace, and say which "
                   "orderings are real graph dependencies and which are fake, with what each cost",
        declare_profile},
+      {"check", "Check a graph (and its profile report) against CI rules: node, kernel and depth limits, forbidden "
+                "node types, node count against a baseline, blocking fake dependencies, critical-path efficiency",
+       declare_check},
+      {"diff", "Compare two graph documents of any format: nodes added or removed by kind (ids and handles "
+               "ignored), changed launch geometry and sizes, edges added, removed or retyped, depth and width; "
+               "exit 0 same, 1 differ",
+       declare_diff},
   };
   return table;
 }

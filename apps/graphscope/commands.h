@@ -28,5 +28,7 @@ std::string with_tag(const std::string& path, const std::string& tag);
 Handler declare_dump(CLI::App& sub);
 Handler declare_capture(CLI::App& sub);
 Handler declare_profile(CLI::App& sub);
+Handler declare_check(CLI::App& sub);
+Handler declare_diff(CLI::App& sub);
 
 }  // namespace graphscope::cli

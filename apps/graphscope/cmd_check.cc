@@ -1,0 +1,167 @@
+// graphscope check GRAPH [--rules FILE] [--profile REPORT] [rule flags]
+//   [--json] [--junit FILE] [-o OUT]
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "commands.h"
+#include "inspect/check.h"
+#include "inspect/error.h"
+#include "inspect/io.h"
+#include "inspect/load.h"
+
+namespace graphscope::cli {
+namespace {
+
+struct CheckCli {
+  std::string graph, rules_file, profile, baseline, output = "-", junit;
+  bool json = false;
+  uint64_t max_nodes = 0, max_kernels = 0, max_depth = 0;
+  std::vector<std::string> forbid;
+  double tolerance = 0, blocking_fake = 0, efficiency = 0;
+  // Which rule flags were given (a flag overrides the rules file only then).
+  CLI::Option *max_nodes_opt = nullptr, *max_kernels_opt = nullptr, *max_depth_opt = nullptr,
+              *tolerance_opt = nullptr, *blocking_fake_opt = nullptr, *efficiency_opt = nullptr,
+              *output_opt = nullptr;
+};
+
+std::string origin_of(const std::string& path) {
+  return path == "-" ? "standard input" : path;
+}
+
+// A finite number in [lo, hi]: CLI11's Range lets "nan" through.
+CLI::Validator finite_in(double lo, double hi, const std::string& what, const std::string& name) {
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(s, v) || !std::isfinite(v) || v < lo || v > hi)
+          return s + " is not " + what;
+        return "";
+      },
+      name);
+}
+
+// A whole number >= 0 (CLI11's own check prints its range as a 300-digit number).
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        uint64_t v = 0;
+        auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
+          return s + " is not a whole number >= 0";
+        return "";
+      },
+      "N");
+}
+
+CheckRules rules_from_flags(const CheckCli& c) {
+  CheckRules r;
+  if (c.max_nodes_opt->count()) r.max_nodes = c.max_nodes;
+  if (c.max_kernels_opt->count()) r.max_kernels = c.max_kernels;
+  if (c.max_depth_opt->count()) r.max_depth = c.max_depth;
+  for (const auto& name : c.forbid) {
+    NodeType t = parse_forbidden_type(name, ExitCode::usage, "--forbid");
+    if (std::find(r.forbid_types.begin(), r.forbid_types.end(), t) == r.forbid_types.end())
+      r.forbid_types.push_back(t);
+  }
+  r.baseline = c.baseline;
+  if (c.tolerance_opt->count()) r.node_count_tolerance_pct = c.tolerance;
+  if (c.blocking_fake_opt->count()) r.max_blocking_fake_us = c.blocking_fake;
+  if (c.efficiency_opt->count()) r.min_critical_path_efficiency = c.efficiency;
+  return r;
+}
+
+int run_check(const CheckCli& c) {
+  // --junit - puts the XML on standard output in place of the report, unless
+  // -o sends the report elsewhere; both on standard output would be neither.
+  bool junit_only = c.junit == "-" && !c.output_opt->count();
+  if (c.junit == "-" && c.output == "-" && !junit_only)
+    throw Error(ExitCode::usage, "check", "--junit - and -o - would both write to standard output");
+  CheckRules rules;
+  if (!c.rules_file.empty()) rules = parse_check_rules(read_file(c.rules_file), origin_of(c.rules_file));
+  override_rules(rules, rules_from_flags(c));
+  check_rules_usable(rules, !c.profile.empty());
+  if ((c.graph == "-") + (c.rules_file == "-") + (c.profile == "-") + (rules.baseline == "-") > 1)
+    throw Error(ExitCode::usage, "check", "only one input can be standard input (-)");
+
+  GraphDocument doc = load_graph(c.graph);
+  std::optional<ProfileFacts> profile;
+  if (!c.profile.empty()) {
+    profile = read_profile_report(read_file(c.profile), origin_of(c.profile));
+    check_profile_matches(*profile, doc, origin_of(c.profile), origin_of(c.graph));
+  }
+  std::optional<GraphDocument> baseline;
+  if (!rules.baseline.empty()) baseline = load_graph(rules.baseline);
+
+  CheckResult result = run_checks(doc, profile ? &*profile : nullptr, baseline ? &*baseline : nullptr, rules);
+  result.graph = origin_of(c.graph);
+  if (!c.profile.empty()) result.profile = origin_of(c.profile);
+  if (!rules.baseline.empty()) result.baseline = origin_of(rules.baseline);
+  // Everything rendered first: a failure to render leaves no file behind.
+  std::string report = junit_only ? std::string() : c.json ? write_check_json(result) : format_check(result);
+  std::string junit = c.junit.empty() ? std::string() : write_check_junit(result);
+  if (!c.junit.empty()) write_output(c.junit, junit);
+  if (!junit_only) write_output(c.output, report);
+  return static_cast<int>(result.passed() ? ExitCode::ok : ExitCode::failed);
+}
+
+}  // namespace
+
+Handler declare_check(CLI::App& sub) {
+  auto c = std::make_shared<CheckCli>();
+  sub.footer(
+      "Limits are inclusive: a value equal to its limit passes. Flags override the rules file.\n"
+      "Rules file (JSON): {\"schema\": \"graphscope.rules/1\", \"max_nodes\": 500, \"max_kernels\": 400,\n"
+      "  \"forbid_types\": [\"host\"], \"max_depth\": 100, \"baseline\": \"base.json\", "
+      "\"node_count_tolerance_pct\": 5,\n"
+      "  \"max_blocking_fake_us\": 10, \"min_critical_path_efficiency\": 0.8}\n"
+      "Unknown keys are errors; a relative baseline is relative to the rules file's directory.\n"
+      "Exit: 0 every rule passed, 1 a rule failed, 2 usage error, 3 bad input file.");
+  sub.add_option("GRAPH", c->graph,
+                 "Graph document to check: .json (graphscope or PyTorch) or .dot; - reads stdin")
+      ->required();
+  sub.add_option("--rules", c->rules_file, "Rules file (graphscope.rules/1 JSON)");
+  sub.add_option("--profile", c->profile,
+                 "Profile report of this graph (graphscope profile --json), needed by the last two rules");
+  sub.add_option("--baseline", c->baseline, "Baseline graph document for --node-count-tolerance");
+  c->max_nodes_opt = sub.add_option("--max-nodes", c->max_nodes, "At most N nodes, nested graphs included")
+                         ->check(whole_number());
+  c->max_kernels_opt =
+      sub.add_option("--max-kernels", c->max_kernels, "At most N kernel nodes, nested graphs included")
+          ->check(whole_number());
+  sub.add_option(
+         "--forbid", c->forbid,
+         "No node of this type (kernel, memcpy, memset, host, child_graph, empty, wait_event, event_record, "
+         "ext_semas_signal, ext_semas_wait, mem_alloc, mem_free, conditional, batch_mem_op); repeatable, "
+         "replaces the rules file's forbid_types")
+      ->expected(1)
+      ->allow_extra_args(false)  // one type per --forbid: the GRAPH after it stays positional
+      ->take_all()
+      ->delimiter(',');
+  c->max_depth_opt =
+      sub.add_option("--max-depth", c->max_depth, "At most N nodes on the longest path of the root graph")
+          ->check(whole_number());
+  c->tolerance_opt = sub.add_option("--node-count-tolerance", c->tolerance,
+                                    "The node count within +-PCT percent of the baseline's")
+                         ->check(finite_in(0, 1e15, "a percentage >= 0", "PCT"));
+  c->blocking_fake_opt =
+      sub.add_option("--max-blocking-fake-us", c->blocking_fake,
+                     "No blocking fake dependency delays a node more than US microseconds (needs --profile)")
+          ->check(finite_in(0, 1e15, "a number of microseconds >= 0", "US"));
+  c->efficiency_opt =
+      sub.add_option("--min-critical-path-efficiency", c->efficiency,
+                     "critical_path_us / makespan_us at least R, from 0 to 1 (needs --profile)")
+          ->check(finite_in(0, 1, "a ratio from 0 to 1", "R"));
+  sub.add_flag("--json", c->json, "Write the graphscope.check/1 report instead of text");
+  sub.add_option(
+      "--junit", c->junit,
+      "Also write JUnit XML (one testsuite, one testcase per rule) to FILE; - writes it to standard "
+      "output in place of the report unless -o gives a file");
+  c->output_opt =
+      sub.add_option("-o,--output", c->output, "Report file, written atomically (default: standard output)");
+  return [c] { return run_check(*c); };
+}
+
+}  // namespace graphscope::cli

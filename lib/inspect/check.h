@@ -1,0 +1,153 @@
+// `graphscope check`: rules a CI pipeline gates on (graph shape, and with a
+// profile report, fake dependencies and critical-path efficiency), read from a
+// rules file ("graphscope.rules/1") and flags, checked against a graph, and
+// reported as text, JSON ("graphscope.check/1") or JUnit XML.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "error.h"
+#include "graph.h"
+
+namespace graphscope {
+
+inline constexpr std::string_view kRulesSchema = "graphscope.rules/1";
+inline constexpr std::string_view kCheckSchema = "graphscope.check/1";
+
+/// The rules to check. Every rule is optional; limits are inclusive (a value
+/// equal to its limit passes).
+struct CheckRules {
+  std::optional<uint64_t> max_nodes;    // all nodes, nested bodies included
+  std::optional<uint64_t> max_kernels;  // kernel nodes, nested bodies included
+  std::vector<NodeType> forbid_types;   // no node of these types, anywhere
+  std::optional<uint64_t> max_depth;    // nodes on the longest path of the root graph
+  // The node count within +-pct percent of the baseline document's.
+  std::string baseline;  // a graph document path ("" none); relative paths of a
+                         // rules file are already resolved against its directory
+  std::optional<double> node_count_tolerance_pct;
+  // Needs a profile report: no blocking fake dependency delays a node more
+  // than this many microseconds.
+  std::optional<double> max_blocking_fake_us;
+  // Needs a profile report: critical_path_us / makespan_us at least this.
+  std::optional<double> min_critical_path_efficiency;
+
+  /// True when no rule is set.
+  bool empty() const;
+  /// True when a rule needs a profile report.
+  bool needs_profile() const;
+  /// The rules-file keys of the rules that need a profile report.
+  std::vector<std::string> profile_rules() const;
+};
+
+/// Parses a rules file: a JSON object with "schema": "graphscope.rules/1" and
+/// the keys max_nodes, max_kernels, forbid_types, max_depth, baseline,
+/// node_count_tolerance_pct, max_blocking_fake_us and
+/// min_critical_path_efficiency. Unknown and repeated keys are errors. A
+/// relative baseline is resolved against origin's directory. Throws
+/// Error(bad_input) "origin (json.path: why)" on any problem, never crashes on
+/// hostile input.
+CheckRules parse_check_rules(const std::string& text, const std::string& origin);
+
+/// Parses a node type name a rule may forbid ("host", "memcpy", ...). Throws
+/// Error(code, what, why) listing the node types when it names none.
+NodeType parse_forbidden_type(std::string_view name, ExitCode code, const std::string& what);
+
+/// Sets in `base` every rule that `flags` sets (flags override the rules
+/// file; a non-empty forbid list replaces the file's).
+void override_rules(CheckRules& base, const CheckRules& flags);
+
+/// Throws Error(usage) when the rules cannot be run as given: none at all, a
+/// baseline without a tolerance or the other way round, or a rule that needs
+/// a profile report when have_profile is false.
+void check_rules_usable(const CheckRules& rules, bool have_profile);
+
+/// What a check needs of a node of a profile report.
+struct ProfileNodeFacts {
+  uint32_t index = 0;
+  std::optional<uint64_t> tools_id;
+  std::string kernel_name;         // mangled; empty for non-kernel nodes
+  std::optional<double> delay_us;  // null when the node had no record
+  std::string verdict;             // "real", "fake" or "none"
+  bool blocking = false;
+  std::optional<uint32_t> blocker;
+  std::string cause;
+};
+
+/// What a check needs of a "graphscope.profile/1" report.
+struct ProfileFacts {
+  std::optional<uint32_t> exec_graph_id;
+  uint32_t replays = 0;
+  double makespan_us = 0, critical_path_us = 0;
+  std::vector<ProfileNodeFacts> nodes;  // in index order
+};
+
+/// Reads the parts of a profile report a check needs. Throws
+/// Error(bad_input) "origin (json.path: why)" when it is not valid JSON, its
+/// schema is not graphscope.profile/1, or a needed field is missing or wrong.
+ProfileFacts read_profile_report(const std::string& text, const std::string& origin);
+
+/// Throws Error(bad_input) naming the report when it does not describe the
+/// graph: another node count, or a node whose tools id or kernel differs.
+void check_profile_matches(const ProfileFacts& p, const GraphDocument& doc, const std::string& profile_origin,
+                           const std::string& graph_origin);
+
+/// A node a failing rule names.
+struct CheckOffender {
+  std::string node;  // "12", or "3/0/1" for node 1 of body 0 of node 3
+  std::string node_type;
+  std::string kernel_name;  // mangled; empty for non-kernel nodes
+  std::optional<double> delay_us;
+  std::optional<uint32_t> blocker;
+  std::string blocker_node_type;
+  std::string blocker_kernel_name;
+  std::string cause;
+};
+
+/// The outcome of one rule.
+struct RuleResult {
+  std::string rule;  // the rules-file key: "max_nodes", "forbid_types", ...
+  bool passed = false;
+  double measured = 0, limit = 0;
+  std::string unit;                                     // "nodes", "kernels", "%", "us", "" for ratios
+  std::vector<std::string> types;                       // forbid_types: the types
+  std::vector<std::pair<std::string, double>> details;  // other figures ("baseline_nodes", "makespan_us")
+  std::string summary;                                  // "66 nodes <= 500": measured against the limit
+  std::string note;                      // what was measured ("nested graphs included"); may be empty
+  std::string message;                   // one line: summary (note): the worst offenders
+  std::vector<CheckOffender> offenders;  // the worst first, at most kMaxOffenders
+  size_t offender_count = 0;             // all of them
+};
+
+inline constexpr size_t kMaxOffenders = 10;
+
+struct CheckResult {
+  std::string graph, profile, baseline;  // the inputs as named to the user ("" none)
+  std::vector<RuleResult> results;       // in the fixed order of the rules-file keys
+  size_t failed = 0;
+  bool passed() const { return failed == 0; }
+};
+
+/// Runs every rule that is set. profile is needed by the profile rules and
+/// baseline by the node count tolerance (check_rules_usable says so first).
+CheckResult run_checks(const GraphDocument& doc, const ProfileFacts* profile, const GraphDocument* baseline,
+                       const CheckRules& rules);
+
+/// One line per rule ("PASS max_nodes  66 nodes <= 500 ..."), then a total.
+std::string format_check(const CheckResult& r);
+/// "graphscope.check/1" JSON.
+std::string write_check_json(const CheckResult& r);
+/// JUnit XML: one testsuite, one testcase per rule, a failure element (with
+/// measured against limit) for each failed rule.
+std::string write_check_junit(const CheckResult& r);
+
+/// s escaped for XML text and attribute values: markup characters as
+/// entities, line breaks and tabs as character references, and characters
+/// XML 1.0 cannot hold (controls, invalid UTF-8) as U+FFFD.
+std::string xml_escape(std::string_view s);
+
+}  // namespace graphscope
