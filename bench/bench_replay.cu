@@ -2,7 +2,7 @@
 // side in one run on the GPU machine. One graph of tiny kernels (fork, four
 // branches, join, chained) is replayed R times three ways, alternating:
 //   plain      no tracing
-//   bare       CUPTI CONCURRENT_KERNEL/MEMCPY/MEMSET with buffer callbacks
+//   bare       CUPTI CONCURRENT_KERNEL/MEMCPY/MEMCPY2/MEMSET with buffer callbacks
 //              that only hand the buffers back: no record is looked at
 //   graphscope lib/capture's ActivityCollector: the same kinds, every record
 //              converted into the trace model
@@ -59,8 +59,10 @@ static void CUPTIAPI bare_request(uint8_t** buffer, size_t* size, size_t* max_re
 }
 static void CUPTIAPI bare_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) { free(buffer); }
 
+// The kinds ActivityCollector enables (MEMCPY2: peer copies), so that the
+// anchor traces exactly what graphscope traces.
 static const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                            CUPTI_ACTIVITY_KIND_MEMSET};
+                                            CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
 
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "graphscope";

@@ -1,6 +1,7 @@
 // graphscope capture WORKLOAD.so [options] [-- ARGS]
 #include <memory>
 
+#include "attach.h"
 #include "commands.h"
 #include "inspect/dot_writer.h"
 #include "inspect/error.h"
@@ -23,6 +24,9 @@ struct CaptureCli {
   int replays = 20, device = 0;
   double timeout = 120;
   size_t svg_max_nodes = kDefaultSvgMaxNodes;
+  // --exec: attach to a command instead of loading a workload.
+  bool exec = false;
+  AttachOptions attach;
 };
 
 // "out.json" -> "out.forward.json" when a workload has several graphs.
@@ -84,8 +88,11 @@ int run_capture(const CaptureCli& c) {
 
 Handler declare_capture(CLI::App& sub) {
   auto c = std::make_shared<CaptureCli>();
-  sub.add_option("WORKLOAD", c->workload, "Workload shared object (see graphscope/workload.h)")->required();
-  sub.add_option("ARGS", c->args, "Arguments for the workload's setup, after --");
+  sub.add_option("WORKLOAD", c->workload, "Workload shared object (see graphscope/workload.h); with --exec, the "
+                                         "command to run");
+  sub.add_option("ARGS", c->args, "Arguments for the workload's setup, after --; with --exec, the command's");
+  add_attach_options(sub, c->exec, c->attach);
+  sub.add_option("--exec-graph-id", c->attach.exec_ids, "--exec: dump only these exec graph ids");
   sub.add_option("-o,--output", c->output, "graphscope.graph/1 JSON (default: standard output); several graphs: "
                                            "FILE.NAME.json each");
   sub.add_flag("--summary", c->summary, "Print the summary of each graph instead of JSON on standard output");
@@ -110,7 +117,16 @@ Handler declare_capture(CLI::App& sub) {
   sub.add_option("--nvidia-dot-flags", c->nvidia_dot_flags,
                  "Flags for --nvidia-dot: verbose (default), default, or a number");
 #ifdef GRAPHSCOPE_HAVE_CUDA
-  return [c] { return run_capture(*c); };
+  return [c] {
+    if (c->exec) {
+      c->attach.command = c->args;
+      if (!c->workload.empty()) c->attach.command.insert(c->attach.command.begin(), c->workload);
+      return run_attached(c->attach);
+    }
+    if (c->workload.empty())
+      throw Error(ExitCode::usage, "capture", "give a WORKLOAD.so, or --exec -- COMMAND to attach to a program");
+    return run_capture(*c);
+  };
 #else
   return [c]() -> int {
     throw Error(ExitCode::device, "capture is not available", "this graphscope was built without CUDA");

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "attach.h"
 #include "commands.h"
 #include "inspect/chrome_trace.h"
 #include "inspect/dot_writer.h"
@@ -29,6 +30,8 @@ struct ProfileCli {
   double threshold = 5, tolerance = 2, timeout = 300;
   int64_t exec_graph_id = -1;
   int replays = 20, warmup = 3, device = 0;
+  bool exec = false;
+  AttachOptions attach;
   std::vector<int> connections;
   std::string mode = "global";
 };
@@ -167,7 +170,7 @@ Handler declare_profile(CLI::App& sub) {
   sub.add_option("--threshold-us", c->threshold, "Delay past which a node is blocked (default 5)")->check(CLI::Range(0.0, 1e9));
   sub.add_option("--tolerance-us", c->tolerance, "How close an end must be to a start (default 2)")->check(CLI::Range(0.0, 1e9));
   sub.add_option("--replays", c->replays, "Live: traced replays (default 20)")->check(CLI::Range(1, 1000000));
-  sub.add_option("--warmup", c->warmup, "Live: untraced replays first (default 3)")->check(CLI::Range(0, 1000000));
+  sub.add_option("--warmup", c->warmup, "Live: untraced replays first (default 3; with --exec 1)")->check(CLI::Range(0, 1000000));
   sub.add_option("--connections", c->connections,
                  "Live: run with CUDA_DEVICE_MAX_CONNECTIONS=N (1-32); several values compare runs")
       ->check(CLI::Range(1, 32));
@@ -180,7 +183,26 @@ Handler declare_profile(CLI::App& sub) {
       ->check(CLI::IsMember({"global", "thread_local", "relaxed"}));
   sub.add_option("--timeout", c->timeout, "Live: seconds the workload may run (default 300)")->check(CLI::Range(0.1, 1e7));
   sub.add_option("--device", c->device, "Live: CUDA device ordinal (default 0)")->check(CLI::Range(0, 1024));
-  return [c]() -> int {
+  add_attach_options(sub, c->exec, c->attach);
+  auto* warmup = sub.get_option("--warmup");
+  return [c, warmup]() -> int {
+    if (c->exec) {
+#ifdef GRAPHSCOPE_HAVE_CUDA
+      AttachOptions& a = c->attach;
+      a.command = c->args;
+      if (!c->workload.empty()) a.command.insert(a.command.begin(), c->workload);
+      a.profile = true;
+      a.replays = uint32_t(c->replays);
+      a.skip_replays = warmup->count() ? uint32_t(c->warmup) : 1;  // an application may replay a graph only a few times
+      a.threshold_us = c->threshold;
+      a.tolerance_us = c->tolerance;
+      if (c->exec_graph_id >= 0) a.exec_ids = {uint32_t(c->exec_graph_id)};
+      a.report = c->output;
+      return run_attached(a);
+#else
+      throw Error(ExitCode::device, "profile --exec is not available", "this graphscope was built without CUDA");
+#endif
+    }
     if (c->workload.empty()) return run_offline(*c);
     if (!c->graph.empty() || !c->trace.empty())
       throw Error(ExitCode::usage, "profile", "give either a WORKLOAD.so or --graph and --trace, not both");

@@ -25,6 +25,11 @@ const std::vector<Command>& commands();
 /// (or per run) when a command produces several.
 std::string with_tag(const std::string& path, const std::string& tag);
 
+struct AttachOptions;
+/// The options of --exec shared by capture and profile: --exec, --out-dir,
+/// --min-nodes, --max-graphs (and capture's --exec-graph-id filter).
+void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o);
+
 Handler declare_dump(CLI::App& sub);
 Handler declare_capture(CLI::App& sub);
 Handler declare_profile(CLI::App& sub);

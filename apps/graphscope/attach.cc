@@ -1,0 +1,221 @@
+#include "attach.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "inspect/error.h"
+#include "inspect/io.h"
+#include "inspect/json_writer.h"
+
+namespace graphscope::cli {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kLibrary = "libgraphscope_inject.so";
+
+// Beside the binary (a copied tool), in the install tree, in the build tree;
+// GRAPHSCOPE_INJECTION_LIBRARY overrides.
+std::string find_injection_library() {
+  if (const char* e = std::getenv("GRAPHSCOPE_INJECTION_LIBRARY"); e && *e) {
+    if (access(e, R_OK) != 0)
+      throw Error(ExitCode::device, std::string("GRAPHSCOPE_INJECTION_LIBRARY=") + e, std::strerror(errno));
+    return fs::absolute(e).string();
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  fs::path dir = exe.parent_path();
+  const fs::path candidates[] = {dir / kLibrary, dir / ".." / GRAPHSCOPE_INSTALL_LIBDIR / "graphscope" / kLibrary,
+                                 dir / ".." / "lib" / "inject" / kLibrary};
+  for (const auto& c : candidates)
+    if (!ec && fs::exists(c, ec)) return fs::weakly_canonical(c, ec).string();
+  throw Error(ExitCode::device, "the injection library " + std::string(kLibrary),
+              "not found beside " + exe.string() + " nor in its install or build tree; set GRAPHSCOPE_INJECTION_LIBRARY");
+}
+
+// A previous run's results in the same directory would be mixed with this
+// one's: remove them (only what graphscope writes there).
+void prepare_out_dir(const std::string& out) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw Error(ExitCode::bad_input, out, "cannot create the output directory: " + ec.message());
+  for (const auto& e : fs::directory_iterator(out, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("pid-", 0) == 0 && e.is_directory()) fs::remove_all(e.path(), ec);
+  }
+  fs::remove(fs::path(out) / "index.json", ec);
+}
+
+std::string preload(const std::string& library) {
+  const char* old = std::getenv("LD_PRELOAD");
+  return old && *old ? library + ":" + old : library;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& a : v) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+int run_child(const AttachOptions& o, const std::string& library) {
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"CUDA_INJECTION64_PATH", library},
+      // Preloaded too, so that its cuptiSubscribe comes first: an
+      // application that starts its own profiler finds graphscope out of
+      // its way (lib/inject).
+      {"LD_PRELOAD", preload(library)},
+      {"GRAPHSCOPE_OUT", fs::absolute(o.out_dir).string()},
+      {"GRAPHSCOPE_MIN_NODES", std::to_string(o.min_nodes)},
+      {"GRAPHSCOPE_PROFILE", o.profile ? "1" : "0"},
+      {"GRAPHSCOPE_SKIP_REPLAYS", std::to_string(o.skip_replays)},
+      {"GRAPHSCOPE_REPLAYS", std::to_string(o.replays)},
+  };
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", o.threshold_us);
+  env.emplace_back("GRAPHSCOPE_THRESHOLD_US", buf);
+  std::snprintf(buf, sizeof buf, "%.17g", o.tolerance_us);
+  env.emplace_back("GRAPHSCOPE_TOLERANCE_US", buf);
+  if (o.max_graphs) env.emplace_back("GRAPHSCOPE_MAX_GRAPHS", std::to_string(o.max_graphs));
+  if (!o.exec_ids.empty()) {
+    std::string ids;
+    for (uint32_t id : o.exec_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    env.emplace_back("GRAPHSCOPE_EXEC_IDS", ids);
+  }
+  if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old && library != old)
+    std::fprintf(stderr, "graphscope: replacing CUDA_INJECTION64_PATH=%s for this run\n", old);
+
+  std::fflush(nullptr);
+  // Like system(): the terminal's interrupt goes to the application, which
+  // decides; graphscope waits for it and still gathers what it wrote.
+  struct sigaction ignore{}, old_int{}, old_quit{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+  pid_t pid = fork();
+  if (pid < 0) throw Error(ExitCode::device, "fork", std::strerror(errno));
+  if (pid == 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGQUIT, &old_quit, nullptr);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> argv;
+    for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "graphscope: %s (cannot run it: %s)\n", o.command[0].c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+}  // namespace
+
+int run_attached(const AttachOptions& o) {
+  if (o.command.empty())
+    throw Error(ExitCode::usage, "--exec", "give the command to run after --, e.g. --exec -- python train.py");
+  std::string library = find_injection_library();
+  prepare_out_dir(o.out_dir);
+  int code = run_child(o, library);
+
+  // Every process the command started under the library wrote its own
+  // pid-PID/index.json (children of torchrun or multiprocessing included:
+  // they inherit the environment).
+  std::vector<std::pair<long, nlohmann::json>> processes;
+  std::vector<std::string> unreadable;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(o.out_dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("pid-", 0) != 0) continue;
+    fs::path index = e.path() / "index.json";
+    try {
+      nlohmann::json j = nlohmann::json::parse(read_file(index.string()));
+      processes.emplace_back(j.value("pid", 0L), std::move(j));
+    } catch (const std::exception& x) {
+      unreadable.push_back(index.string());
+    }
+  }
+  std::sort(processes.begin(), processes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+
+  nlohmann::json run;
+  run["schema"] = "graphscope.attach-run/1";
+  run["command"] = o.command;
+  run["exit_code"] = code;
+  run["profile"] = o.profile;
+  run["processes"] = nlohmann::json::array();
+  for (auto& [pid, j] : processes) {
+    j["dir"] = "pid-" + std::to_string(pid);
+    run["processes"].push_back(j);
+  }
+  write_output((fs::path(o.out_dir) / "index.json").string(), run.dump(2) + "\n");
+
+  // What the user reads: a line per graph (capture), or the reports.
+  std::string text;
+  size_t graphs = 0;
+  for (const auto& [pid, j] : processes) {
+    std::string cmd;
+    if (j.contains("command_line") && j["command_line"].is_array())
+      for (const auto& a : j["command_line"]) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
+    const auto& g = j.value("graphs", nlohmann::json::array());
+    const auto& skipped = j.value("skipped", nlohmann::json::array());
+    text += "pid " + std::to_string(pid) + " (" + cmd + "): " + std::to_string(g.size()) + " graph" +
+            (g.size() == 1 ? "" : "s") + (skipped.empty() ? "" : ", " + std::to_string(skipped.size()) + " skipped");
+    if (j.contains("let_go")) text += "; let go of CUPTI when the application subscribed to it (a profiler)";
+    else if (!j.value("attached", false)) text += "; not attached: " + j.value("attach_error", std::string("?"));
+    if (!j.value("complete", false)) text += "; incomplete: the process ended without exit handlers";
+    text += "\n";
+    for (const auto& x : g) {
+      std::string first;
+      for (const auto& k : x.value("first_kernels", nlohmann::json::array()))
+        first += (first.empty() ? "" : ", ") + k.get<std::string>();
+      text += "  exec graph " + std::to_string(x.value("exec_graph_id", 0)) + ": " +
+              std::to_string(x.value("nodes", 0)) + " nodes" + (first.empty() ? "" : " (" + first + ")") + " -> " +
+              (fs::path(o.out_dir) / ("pid-" + std::to_string(pid)) / x.value("file", std::string())).string() + "\n";
+      ++graphs;
+    }
+    for (const auto& e : j.value("errors", nlohmann::json::array())) text += "  error: " + e.get<std::string>() + "\n";
+  }
+  for (const auto& u : unreadable) text += "unreadable: " + u + "\n";
+  if (processes.empty())
+    text += "no process of `" + joined(o.command) +
+            "` initialized CUDA under graphscope (nothing to dump: it never called cuInit)\n";
+  if (!o.profile) write_output("-", text);
+  if (o.profile) {
+    std::fprintf(stderr, "%s", text.c_str());
+    std::string reports;
+    for (const auto& [pid, j] : processes) {
+      fs::path r = fs::path(o.out_dir) / ("pid-" + std::to_string(pid)) / "report.txt";
+      if (fs::exists(r, ec)) reports += read_file(r.string());
+    }
+    write_output(o.report, reports);
+  }
+  if (!graphs && !processes.empty())
+    std::fprintf(stderr, "graphscope: no graph was instantiated%s\n",
+                 o.min_nodes || !o.exec_ids.empty() || o.max_graphs ? " that passed the filters" : "");
+  return code;
+}
+
+void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
+  sub.add_flag("--exec", exec,
+               "Run the command after -- (unmodified: python, torchrun, ...) with graphscope attached through "
+               "CUDA_INJECTION64_PATH, and dump every graph its processes instantiate");
+  sub.add_option("--out-dir", o.out_dir, "--exec: output directory (default graphscope-out): index.json, and "
+                                         "pid-PID/graph-ID.json per graph");
+  sub.add_option("--min-nodes", o.min_nodes, "--exec: skip graphs with fewer root nodes");
+  sub.add_option("--max-graphs", o.max_graphs, "--exec: dump at most this many graphs per process");
+}
+
+}  // namespace graphscope::cli

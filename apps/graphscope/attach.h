@@ -1,0 +1,33 @@
+// `graphscope capture --exec` and `graphscope profile --exec`: run an
+// unmodified command with the injection library (lib/inject) attached
+// through CUDA_INJECTION64_PATH, then gather what each of its processes
+// wrote.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace graphscope::cli {
+
+struct AttachOptions {
+  std::vector<std::string> command;  // argv of the application
+  std::string out_dir = "graphscope-out";
+  size_t min_nodes = 0;
+  std::vector<uint32_t> exec_ids;  // empty: all
+  size_t max_graphs = 0;           // 0: no limit
+  bool profile = false;
+  uint32_t skip_replays = 1, replays = 20;
+  double threshold_us = 5, tolerance_us = 2;
+  std::string report = "-";  // profile: where the reports of all processes go
+};
+
+/// Runs the command with graphscope attached, waits for it, writes
+/// OUT/index.json (graphscope.attach-run/1: the command, its exit status and
+/// every process's index) and prints a summary (capture) or the reports
+/// (profile). Returns the application's exit code (128 + signal when a
+/// signal ended it), which the CLI passes through. Throws Error(usage) for a
+/// missing command, Error(device) when the injection library is not found.
+int run_attached(const AttachOptions& options);
+
+}  // namespace graphscope::cli
