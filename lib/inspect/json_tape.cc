@@ -319,12 +319,20 @@ struct TapeBuilder {
 
 JsonTape JsonTape::parse(std::string_view text, const std::string& origin, int max_depth) {
   JsonTape t;
-  t.values_.reserve(text.size() / 10 + 16);
-  t.children_.reserve(text.size() / 10 + 16);
-  t.arena_.reserve(text.size() / 4 + 16);
-  TapeBuilder b{t, text, origin, max_depth, nullptr, nullptr, {}, {}, {}};
-  b.run();
+  t.reparse(text, origin, max_depth);
   return t;
+}
+
+void JsonTape::reparse(std::string_view text, const std::string& origin, int max_depth) {
+  values_.clear();
+  children_.clear();
+  arena_.clear();
+  root_ = 0;
+  values_.reserve(text.size() / 10 + 16);
+  children_.reserve(text.size() / 10 + 16);
+  arena_.reserve(text.size() / 4 + 16);
+  TapeBuilder b{*this, text, origin, max_depth, nullptr, nullptr, {}, {}, {}};
+  b.run();
 }
 
 uint32_t JsonTape::find(uint32_t v, std::string_view k) const {

@@ -33,6 +33,9 @@ class JsonTape {
   /// Parses text; throws Error(bad_input) "origin (line L: why)" on bad JSON
   /// or nesting deeper than max_depth.
   static JsonTape parse(std::string_view text, const std::string& origin, int max_depth = 256);
+  /// The same into this tape, keeping its storage: parsing many documents
+  /// one after another (a large trace's batches) allocates once.
+  void reparse(std::string_view text, const std::string& origin, int max_depth = 256);
 
   uint32_t root() const { return root_; }
   const Value& at(uint32_t v) const { return values_[v]; }
