@@ -385,7 +385,10 @@ class Reader {
 }  // namespace
 
 GraphDocument read_graph_json(std::string_view text, const std::string& origin) {
-  JsonTape tape = JsonTape::parse(text, origin);
+  // Deep enough for the deepest graph accepted, as the writer writes it: a
+  // nested graph takes 4 levels (node, "bodies", body, "nodes").
+  constexpr int kMaxJsonDepth = 8 + 4 * kMaxNesting;
+  JsonTape tape = JsonTape::parse(text, origin, kMaxJsonDepth);
   return Reader(tape, origin).document();
 }
 

@@ -245,7 +245,7 @@ class NodeText {
     n_ += x.size();
   }
   void key(std::string_view k) {
-    char* p = grow(k.size() + 5);
+    char* p = grow(k.size() + 6);
     std::memcpy(p, ", \"", 3);
     std::memcpy(p + 3, k.data(), k.size());
     std::memcpy(p + 3 + k.size(), "\": ", 3);

@@ -33,15 +33,20 @@ GraphFormat detect_graph_format(std::string_view text, const std::string& origin
   throw_input(origin, "not a graph document: neither JSON nor a cudaGraphDebugDotPrint DOT file");
 }
 
-GraphDocument parse_graph(const std::string& text, const std::string& origin) {
+GraphDocument parse_graph(const std::string& file, const std::string& origin) {
   GraphDocument doc;
-  switch (detect_graph_format(text, origin)) {
+  GraphFormat format = detect_graph_format(file, origin);
+  // A UTF-8 byte order mark is ignored, as RFC 8259 allows (editors on
+  // Windows write one); the readers see the text after it.
+  std::string_view text = file;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  switch (format) {
     case GraphFormat::graphscope_json:
     case GraphFormat::pytorch_json: doc = read_graph_json(text, origin); break;
     case GraphFormat::nvidia_dot:
       // cgraph reads C strings: a NUL would silently cut the graph short.
-      if (text.find('\0') != std::string::npos) throw_input(origin, "NUL byte in a DOT file");
-      doc = read_nvidia_dot(text, origin);
+      if (text.find('\0') != std::string_view::npos) throw_input(origin, "NUL byte in a DOT file");
+      doc = text.size() == file.size() ? read_nvidia_dot(file, origin) : read_nvidia_dot(std::string(text), origin);
       break;
   }
   validate_graph(doc, origin);

@@ -184,6 +184,7 @@ class CgraphSession {
     errors_.clear();
     agreseterrors();
     agreadline(1);
+    if (ch.size) text_ = string_view(ch.data, ch.size);
     GraphPtr g(agread(&ch, &g_disc));
     failed_ = agerrors() >= AGERR;
     if (failed_ && g) {
@@ -193,9 +194,15 @@ class CgraphSession {
       MemChannel empty{"", 0, 0};
       drain(empty);
     }
+    // No graph: the text ended, or the parser gave up, possibly inside a
+    // string or comment.
+    unterminated_ = !g && reset_lexer() && !failed_;
     return failed_ ? GraphPtr() : std::move(g);
   }
   bool failed() const { return failed_; }
+  // The last read found no graph because the text ended inside a quoted
+  // string, an HTML string or a comment.
+  bool unterminated() const { return unterminated_; }
   const std::string& errors() const { return errors_; }
 
   // Reads graphs until none is left, so the lexer holds nothing more.
@@ -206,17 +213,48 @@ class CgraphSession {
     for (int i = 0; i < 1000000; ++i) {
       agreseterrors();
       GraphPtr g(agread(&ch, &g_disc));
-      if (!g) break;
+      if (!g) {
+        reset_lexer();
+        break;
+      }
     }
     errors_.swap(kept);
   }
 
  private:
+  // A text that ends inside a quoted string, an HTML string or a comment
+  // (at the end, or skipped over by the parser after a syntax error) leaves
+  // cgraph's lexer in that state: the next read, of another text, would
+  // start inside the string. A syntax error puts the lexer back, so feed it
+  // closers until one comes. Returns whether the lexer had been left inside
+  // something.
+  bool reset_lexer() {
+    std::string kept;
+    kept.swap(errors_);
+    bool inside = true;
+    for (int i = 0; i < 4; ++i) {
+      std::string closer = i == 0 ? "}" : i == 1 ? "\"}" : "*/}";
+      // The last closes an HTML string, nested at most once per '<' read.
+      if (i == 3) closer = std::string(size_t(std::count(text_.begin(), text_.end(), '<')) + 1, '>') + "}";
+      MemChannel c{closer.data(), closer.size(), 0};
+      agreseterrors();
+      GraphPtr g(agread(&c, &g_disc));
+      if (agerrors() >= AGERR) {
+        inside = i > 0;
+        break;
+      }
+    }
+    agreseterrors();
+    errors_.swap(kept);
+    return inside;
+  }
+
   std::lock_guard<std::mutex> lock_;
   agusererrf prev_errf_ = nullptr;
   agerrlevel_t prev_level_ = AGWARN;
   std::string errors_;
-  bool failed_ = false;
+  bool failed_ = false, unterminated_ = false;
+  string_view text_;  // the text read in this session
 };
 
 // "syntax error in line 12 near 'x'" -> "syntax error near line 12".
@@ -521,7 +559,13 @@ class Reader {
   // --- clusters and node membership ---
 
   void collect_clusters() {
-    for (Agraph_t* s = agfstsubg(root_); s; s = agnxtsubg(s)) {
+    // In file order: cgraph keeps subgraphs in id order, for a named one the
+    // address of its interned name, which differs from run to run (so the
+    // bad cluster reported first did too; found by fuzz_nvidia_dot).
+    std::vector<Agraph_t*> subs;
+    for (Agraph_t* s = agfstsubg(root_); s; s = agnxtsubg(s)) subs.push_back(s);
+    std::sort(subs.begin(), subs.end(), [](Agraph_t* a, Agraph_t* b) { return AGSEQ(a) < AGSEQ(b); });
+    for (Agraph_t* s : subs) {
       const char* name = agnameof(s);
       string_view nm = name ? string_view(name) : string_view();
       if (!starts_with(nm, "cluster")) continue;  // layout helpers are not graphs
@@ -534,9 +578,6 @@ class Reader {
       clusters_.push_back(std::move(c));
     }
     if (clusters_.empty()) fail("no cluster: not cudaGraphDebugDotPrint output");
-    // File order (subgraphs are kept in name order).
-    std::sort(clusters_.begin(), clusters_.end(),
-              [](const Cluster& a, const Cluster& b) { return AGSEQ(a.sub) < AGSEQ(b.sub); });
     by_gid_.reserve(clusters_.size());
     for (uint32_t i = 0; i < clusters_.size(); ++i) by_gid_.emplace_back(clusters_[i].gid, i);
     std::sort(by_gid_.begin(), by_gid_.end());
@@ -872,6 +913,10 @@ class Reader {
         node.conditional_handle = number<uint64_t>(n, "conditional handle", val);
       } else if (key == "Conditional Type") {
         node.conditional_type = lower(val);
+        // As the JSON reader: a graph must survive `dump --json` and back.
+        const std::string& t = node.conditional_type;
+        if (t != "if" && t != "while" && t != "switch")
+          fail_node(n, "conditional type '" + shown(val) + "' is not IF, WHILE or SWITCH");
       } else {
         apply_pair(n, node, key, val);
       }
@@ -1071,12 +1116,15 @@ GraphDocument read_nvidia_dot(const std::string& text, const std::string& origin
   GraphPtr g = session.read(ch);
   if (!g) {
     if (session.failed()) throw_input(origin, "not a DOT graph (" + syntax_reason(session.errors()) + ")");
+    if (session.unterminated())
+      throw_input(origin,
+                  "not a DOT graph (a quoted string, HTML string or comment runs to the end of the text)");
     throw_input(origin, "not a DOT graph (no graph in the text)");
   }
   // Anything after the graph's closing brace, read on from where it ended.
   {
     GraphPtr more = session.read(ch);
-    bool trailing = more || session.failed();
+    bool trailing = more || session.failed() || session.unterminated();
     if (more) {
       more.reset();
       session.drain(ch);

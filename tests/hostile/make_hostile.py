@@ -67,3 +67,7 @@ put("dot_cycle.dot",
     '"graph_1_node_1"[label="1\nEMPTY\n"];\n"graph_1_node_0" -> "graph_1_node_1";\n'
     '"graph_1_node_1" -> "graph_1_node_0";\n}\n}\n')
 put("dot_huge_grid.dot", dot.replace("256,256,0", "99999999999999999999,256,0", 1))
+# A good graph, then a quoted string that never ends: cgraph reads no second
+# graph and reports nothing (found by fuzz/fuzz_nvidia_dot).
+put("dot_open_string_after_graph.dot",
+    'digraph dot {\nsubgraph cluster_1 {\nlabel="graph_1";\n"graph_1_node_0"[label="0\nEMPTY\n"];\n}\n}\n"open')

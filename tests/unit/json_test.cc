@@ -174,6 +174,45 @@ TEST_CASE("deep nesting is refused without exhausting the stack") {
   CHECK(m.find("nested deeper than") != std::string::npos);
 }
 
+TEST_CASE("the deepest nesting accepted reads back from its own JSON") {
+  // 64 levels of child graphs below the root (found by fuzz_nvidia_dot: the
+  // DOT reader accepted them, and its JSON was then nested too deep to read).
+  GraphDocument doc;
+  Graph* g = &doc.root;
+  for (int depth = 0; depth <= kMaxNesting; ++depth) {
+    Node n;
+    n.type = depth < kMaxNesting ? NodeType::child_graph : NodeType::kernel;
+    n.kernel_name = "_Z1kv";
+    if (n.type == NodeType::kernel) n.kernel.emplace();
+    g->nodes.push_back(n);
+    if (depth < kMaxNesting) g = &g->nodes[0].bodies.emplace_back();
+  }
+  validate_graph(doc, "deep");
+  GraphDocument back = parse_graph(write_graph_json(doc), "deep.json");
+  CHECK(total_nodes(back.root) == size_t(kMaxNesting) + 1);
+}
+
+TEST_CASE("node lines of every length near the formatting buffer's size write valid JSON") {
+  // A key that ended exactly at the end of the node buffer was written one
+  // byte past it, and the next growth turned that byte into a NUL (found by
+  // fuzz_nvidia_dot).
+  for (size_t len = 900; len < 2200; ++len) {
+    GraphDocument doc;
+    Node n;
+    n.type = NodeType::kernel;
+    n.kernel_name = std::string(len, 'k');
+    n.kernel.emplace();
+    n.kernel->function_handle = 1;
+    n.host.emplace();  // keys after the long name
+    n.host->fn = 2;
+    doc.root.nodes.push_back(n);
+    std::string text = write_graph_json(doc);
+    CAPTURE(len);
+    REQUIRE(text.find('\0') == std::string::npos);
+    CHECK(read_graph_json(text, "long.json").root.nodes.at(0).kernel_name.size() == len);
+  }
+}
+
 TEST_CASE("nodes out of index order are refused") {
   std::string m = input_error([] {
     parse_graph(R"({"nodes": [{"index": 1, "node_type": "empty", "node_id": 0, "dependencies": []}]})", "o.json");
@@ -201,4 +240,11 @@ TEST_CASE("large graphs written in parallel slices read back node for node") {
   }
   CHECK(write_graph_json(back) == text);
   CHECK(nlohmann::json::parse(text)["nodes"].size() == 25000);
+}
+
+TEST_CASE("a UTF-8 byte order mark before a graph document is ignored") {
+  std::string json = graphscope::write_graph_json(graphscope::test::make_doc({{graphscope::NodeType::empty, "", {}}}, 3));
+  CHECK(graphscope::parse_graph("\xEF\xBB\xBF" + json, "bom.json").root.nodes.size() == 1);
+  // Only one, at the very start.
+  CHECK_THROWS_AS(graphscope::parse_graph("\xEF\xBB\xBF\xEF\xBB\xBF" + json, "twice.json"), graphscope::Error);
 }

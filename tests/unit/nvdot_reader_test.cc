@@ -357,6 +357,13 @@ TEST_CASE("hostile inputs are refused with Error(bad_input) and a precise reason
        "not a DOT graph (nested too deeply near line 1)"},
       {"text after the graph", one_cluster("\"graph_1_node_0\"[label=\"0\nEMPTY\n\"];\n") + "digraph x {}\n",
        "text after the end of the graph"},
+      {"a quoted string to the end", "\"digraph dot {}", "a quoted string, HTML string or comment runs to the end"},
+      {"a comment to the end", "/* digraph dot {}", "a quoted string, HTML string or comment runs to the end"},
+      {"an HTML string to the end", "<<b>digraph dot {}</b>", "a quoted string, HTML string or comment runs to the end"},
+      {"a quoted string after the graph", one_cluster("\"graph_1_node_0\"[label=\"0\nEMPTY\n\"];\n") + "\"x\n",
+       "text after the end of the graph"},
+      {"a comment after the graph", one_cluster("\"graph_1_node_0\"[label=\"0\nEMPTY\n\"];\n") + "/* x\n",
+       "text after the end of the graph"},
       {"undirected", "graph dot {\nsubgraph cluster_1 { a }\n}\n", "undirected"},
       {"no cluster", "digraph dot { a -> b }\n", "no cluster"},
       {"bad cluster name", "digraph dot {\nsubgraph cluster_x1 { }\n}\n", "subgraph cluster_x1: bad cluster name"},
@@ -421,6 +428,10 @@ TEST_CASE("hostile inputs are refused with Error(bad_input) and a precise reason
        "99999999999999999999 is out of range"},
       {"huge block dimension", one_cluster(kKernel0 + "\\<\\<\\<1,\\{32,4294967296\\},0\\>\\>\\>}}\"];\n"),
        "4294967296 is out of range"},
+      {"unknown conditional type",
+       one_cluster("\"graph_1_node_0\"[shape=\"record\" label=\"{CONDITIONAL | {ID | 0} | {Conditional Type| "
+                   "WHIL(E}}\"];\n"),
+       "conditional type 'WHIL(E' is not IF, WHILE or SWITCH"},
       {"bad launch", one_cluster(kKernel0 + "\\<\\<\\<1,,0\\>\\>\\>}}\"];\n"), "bad launch configuration"},
       {"huge memset size", one_cluster("\"graph_1_node_0\"[label=\"0\nMEMSET\n(1,99999999999999999999)\n\"];\n"),
        "memset size '99999999999999999999' is out of range"},
@@ -463,6 +474,20 @@ TEST_CASE("hostile inputs are refused with Error(bad_input) and a precise reason
     CAPTURE(cases[i].what);
     CAPTURE(got[i]);
     CHECK(contains(got[i], cases[i].reason));
+  }
+}
+
+TEST_CASE("of two bad clusters, the first in the file is reported, every time") {
+  // cgraph keeps subgraphs in the order of their interned names' addresses,
+  // which changes from read to read (found by fuzz_nvidia_dot).
+  const std::string text = "digraph dot {\nsubgraph clusterz_1 { }\nsubgraph cluster_2 { }\n"
+                           "subgraph clustera_3 { }\n}\n";
+  std::vector<std::string> keep;  // heap churn between reads
+  for (int i = 0; i < 40; ++i) {
+    CAPTURE(i);
+    CHECK(refusal(text) == "subgraph clusterz_1: bad cluster name (expected cluster_G)");
+    keep.push_back(std::string(size_t(17 * i + 1), 'x'));
+    refusal("digraph dot {\nsubgraph cluster_" + std::to_string(i) + " { }\n}\n");
   }
 }
 
@@ -516,7 +541,14 @@ TEST_CASE("a refused input leaves the reader ready for the next file") {
   for (const std::string& bad :
        {std::string("digraph dot { a } trailing {{{"), "digraph dot {" + std::string(20000, '{'),
         std::string("digraph dot { \"open string"), std::string("digraph dot { /* open comment"),
-        std::string("digraph dot {} digraph two {} digraph three {}")}) {
+        std::string("digraph dot {} digraph two {} digraph three {}"),
+        // Texts that end inside a quoted string, an HTML string or a comment
+        // give no graph and no syntax error, and used to leave cgraph's lexer
+        // inside it: the next file then failed (found by fuzz_nvidia_dot).
+        std::string("\""), std::string("/*"), std::string("<<a<"), std::string("junk \"open"),
+        std::string("   \\<\\<\\<\n"),  // the parser skips on after a syntax error
+        one_cluster("\"graph_1_node_0\"[label=\"0\nEMPTY\n\"];\n") + "\"open string after the graph"}) {
+    CAPTURE(bad);
     CHECK(refusal(bad) != "no error");
     GraphDocument doc = read_nvidia_dot(good, "forkjoin.dot");
     CHECK(doc.root.nodes.size() == 9);
