@@ -77,6 +77,17 @@ void common_fields(const R* r, Activity& a) {
   if (node_id != 0) a.graph_node_id = node_id;
 }
 
+// A copy's fields: MEMCPY and MEMCPY2 (peer) records share them.
+template <typename R>
+void copy_fields(const R* m, Activity& a, Trace& out) {
+  a.kind = ActivityKind::memcpy;
+  uint8_t ck = m->copyKind;
+  a.copy = copy_kind_of(ck);
+  a.name = out.intern(memcpy_name(ck));
+  a.bytes = m->bytes;
+  common_fields(m, a);
+}
+
 std::string result_name(CUptiResult r) {
   const char* s = nullptr;
   if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s) return "CUPTI error " + std::to_string(int(r));
@@ -147,26 +158,12 @@ void append_record(const CUpti_Activity* rec, Trace& out) {
       common_fields(k, a);
       break;
     }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
-      a.kind = ActivityKind::memcpy;
-      uint8_t ck = m->copyKind;
-      a.copy = copy_kind_of(ck);
-      a.name = out.intern(memcpy_name(ck));
-      a.bytes = m->bytes;
-      common_fields(m, a);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      copy_fields(reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec), a, out);
       break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(rec);
-      a.kind = ActivityKind::memcpy;
-      uint8_t ck = m->copyKind;
-      a.copy = copy_kind_of(ck);
-      a.name = out.intern(memcpy_name(ck));
-      a.bytes = m->bytes;
-      common_fields(m, a);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:  // peer copies
+      copy_fields(reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(rec), a, out);
       break;
-    }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(rec);
       a.kind = ActivityKind::memset;

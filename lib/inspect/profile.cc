@@ -295,6 +295,8 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
       uint64_t limit = uint64_t(std::max(0.0, double(b.start_ns) + tol_ns));
       uint64_t block_floor = b.start_ns > uint64_t(tol_ns) ? b.start_ns - uint64_t(tol_ns) : 0;
       std::optional<size_t> lane_pred, block_own, block_any;
+      // B's lane, by end: once per node and replay (a map lookup).
+      const auto& lane = lanes_by_end.at({s.lane.device, s.lane.channel_type, s.lane.id});
       // The blocker ended within the tolerance before B's start (not after it).
       size_t hi = size_t(std::upper_bound(ends.begin(), ends.end(), b.start_ns) - ends.begin());
       for (size_t k = hi; k-- > 0 && ends[k] >= block_floor;) {
@@ -309,7 +311,6 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
         }
       }
       {
-        const auto& lane = lanes_by_end.at({s.lane.device, s.lane.channel_type, s.lane.id});
         size_t k = size_t(std::upper_bound(lane.begin(), lane.end(), std::make_pair(limit, SIZE_MAX)) - lane.begin());
         while (k-- > 0) {
           size_t ai = lane[k].second;
@@ -345,7 +346,6 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
           // lane was not serializing B, and the blocker merely ended first:
           // the delay is dispatch, not a wait. Looks at the next activities
           // of the lane by end (enough for the overlap that matters).
-          const auto& lane = lanes_by_end.at({s.lane.device, s.lane.channel_type, s.lane.id});
           size_t k = size_t(std::upper_bound(lane.begin(), lane.end(), std::make_pair(b.start_ns, SIZE_MAX)) -
                             lane.begin());
           for (size_t seen = 0; k < lane.size() && seen < 64 && !s.lane_busy; ++k, ++seen) {
