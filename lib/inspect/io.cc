@@ -1,13 +1,19 @@
 #include "io.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <iostream>
+#include <mutex>
+#include <vector>
 
 #include "error.h"
 
@@ -32,14 +38,59 @@ bool read_all(int fd, std::string& out, const std::string& path) {
   }
 }
 
-}  // namespace
+// The message for SIGBUS on a mapped input (a file shrank under us): kept
+// ready, naming every file mapped now, and written by the handler with
+// write(2) alone.
+char g_sigbus_message[4096];
+std::atomic<size_t> g_sigbus_length{0};
+std::mutex g_mapped_lock;
+std::vector<std::string> g_mapped;  // paths, one per live mapping
 
-std::string read_file(const std::string& path) {
-  std::string out;
-  if (path == "-") {
-    if (!read_all(0, out, "standard input")) throw_input("standard input", sys_error());
-    return out;
+extern "C" void on_sigbus(int) {
+  size_t n = g_sigbus_length.load();
+  if (n) {
+    ssize_t ignored = ::write(STDERR_FILENO, g_sigbus_message, n);
+    (void)ignored;
   }
+  ::_exit(int(ExitCode::bad_input));
+}
+
+// Rebuilds the message after a mapping comes or goes (with the lock held).
+void set_sigbus_message() {
+  std::string m;
+  for (const auto& p : g_mapped) m += (m.empty() ? "" : " or ") + p;
+  m = "graphscope: " + m + " (changed while being read)\n";
+  if (m.size() > sizeof g_sigbus_message) m = "graphscope: an input file (changed while being read)\n";
+  g_sigbus_length.store(0);
+  std::memcpy(g_sigbus_message, m.data(), m.size());
+  g_sigbus_length.store(m.size());
+}
+
+void mapped(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_mapped_lock);
+  static bool installed = false;
+  if (!installed) {
+    struct sigaction sa {};
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGBUS, &sa, nullptr);
+    installed = true;
+  }
+  g_mapped.push_back(path);
+  set_sigbus_message();
+}
+
+void unmapped(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_mapped_lock);
+  auto it = std::find(g_mapped.begin(), g_mapped.end(), path);
+  if (it != g_mapped.end()) g_mapped.erase(it);
+  set_sigbus_message();
+}
+
+// Opens path for reading; refuses directories and files over the limit.
+// The size when it is a regular file, else -1.
+int open_input(const std::string& path, int64_t& regular_size) {
+  regular_size = -1;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_input(path, sys_error());
   struct stat st;
@@ -53,9 +104,14 @@ std::string read_file(const std::string& path) {
         ::close(fd);
         throw_input(path, "larger than " + std::to_string(kMaxInputBytes >> 30) + " GiB");
       }
-      out.reserve(size_t(st.st_size));
+      regular_size = int64_t(st.st_size);
     }
   }
+  return fd;
+}
+
+// Reads the rest of fd into out and closes it; throws with the reason.
+void read_rest(int fd, std::string& out, const std::string& path) {
   bool ok = read_all(fd, out, path);
   int saved = errno;
   ::close(fd);
@@ -63,6 +119,48 @@ std::string read_file(const std::string& path) {
     errno = saved;
     throw_input(path, sys_error());
   }
+}
+
+}  // namespace
+
+InputText::InputText(const std::string& path) {
+  if (path == "-") {
+    if (!read_all(0, owned_, "standard input")) throw_input("standard input", sys_error());
+    return;
+  }
+  int64_t size = 0;
+  int fd = open_input(path, size);
+  if (size > 0) {
+    void* m = ::mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      ::close(fd);
+      map_ = static_cast<const char*>(m);
+      size_ = size_t(size);
+      path_ = path;
+      mapped(path_);
+      return;
+    }
+    owned_.reserve(size_t(size));
+  }
+  read_rest(fd, owned_, path);
+}
+
+InputText::~InputText() {
+  if (!map_) return;
+  ::munmap(const_cast<char*>(map_), size_);
+  unmapped(path_);
+}
+
+std::string read_file(const std::string& path) {
+  std::string out;
+  if (path == "-") {
+    if (!read_all(0, out, "standard input")) throw_input("standard input", sys_error());
+    return out;
+  }
+  int64_t size = 0;
+  int fd = open_input(path, size);
+  if (size > 0) out.reserve(size_t(size));
+  read_rest(fd, out, path);
   return out;
 }
 

@@ -16,6 +16,27 @@ inline constexpr size_t kMaxInputBytes = size_t(4) << 30;
 /// the path and the system's reason.
 std::string read_file(const std::string& path);
 
+/// A whole input file, for the large ones (traces run to gigabytes): a
+/// regular file is mapped into memory, not copied; anything else ("-" for
+/// standard input, pipes, empty files) is read. Same checks and messages as
+/// read_file. Should a mapped file shrink while it is read, the process
+/// ends with one line, "graphscope: PATH (changed while being read)", and
+/// exit code 3, not with SIGBUS.
+class InputText {
+ public:
+  explicit InputText(const std::string& path);
+  ~InputText();
+  InputText(const InputText&) = delete;
+  InputText& operator=(const InputText&) = delete;
+  std::string_view view() const { return map_ ? std::string_view(map_, size_) : std::string_view(owned_); }
+
+ private:
+  std::string owned_;
+  std::string path_;  // of the mapping
+  const char* map_ = nullptr;
+  size_t size_ = 0;
+};
+
 /// Writes data to path atomically ("-" writes to standard output). Throws
 /// Error(bad_input) when the file cannot be created or written; nothing is
 /// left at path or beside it then.

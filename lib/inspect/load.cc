@@ -33,7 +33,7 @@ GraphFormat detect_graph_format(std::string_view text, const std::string& origin
   throw_input(origin, "not a graph document: neither JSON nor a cudaGraphDebugDotPrint DOT file");
 }
 
-GraphDocument parse_graph(const std::string& file, const std::string& origin) {
+GraphDocument parse_graph(std::string_view file, const std::string& origin) {
   GraphDocument doc;
   GraphFormat format = detect_graph_format(file, origin);
   // A UTF-8 byte order mark is ignored, as RFC 8259 allows (editors on
@@ -46,7 +46,7 @@ GraphDocument parse_graph(const std::string& file, const std::string& origin) {
     case GraphFormat::nvidia_dot:
       // cgraph reads C strings: a NUL would silently cut the graph short.
       if (text.find('\0') != std::string_view::npos) throw_input(origin, "NUL byte in a DOT file");
-      doc = text.size() == file.size() ? read_nvidia_dot(file, origin) : read_nvidia_dot(std::string(text), origin);
+      doc = read_nvidia_dot(std::string(text), origin);
       break;
   }
   validate_graph(doc, origin);
@@ -54,7 +54,8 @@ GraphDocument parse_graph(const std::string& file, const std::string& origin) {
 }
 
 GraphDocument load_graph(const std::string& path) {
-  return parse_graph(read_file(path), path == "-" ? "standard input" : path);
+  InputText text(path);
+  return parse_graph(text.view(), path == "-" ? "standard input" : path);
 }
 
 }  // namespace graphscope

@@ -17,7 +17,7 @@ enum class GraphFormat { graphscope_json, pytorch_json, nvidia_dot };
 GraphFormat detect_graph_format(std::string_view text, const std::string& origin);
 
 /// Parses and validates a graph document; origin names it in messages.
-GraphDocument parse_graph(const std::string& text, const std::string& origin);
+GraphDocument parse_graph(std::string_view text, const std::string& origin);
 
 /// Reads, parses and validates the graph document at path ("-": stdin).
 GraphDocument load_graph(const std::string& path);

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -54,4 +55,52 @@ TEST_CASE("reading a missing file or a directory is a bad-input error") {
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == "/tmp (is a directory)");
   }
+}
+
+TEST_CASE("InputText maps regular files, reads the rest, and refuses what read_file refuses") {
+  std::string dir = temp_dir();
+  std::string path = dir + "/t.json";
+  std::string data(3 << 20, 'x');
+  data[12345] = '\n';
+  write_output(path, data);
+  {
+    InputText t(path);
+    CHECK(t.view() == data);
+  }
+  write_output(path, "");
+  CHECK(InputText(path).view().empty());
+  CHECK_THROWS_AS(InputText{dir + "/missing"}, Error);
+  CHECK_THROWS_AS(InputText{dir}, Error);
+  ::unlink(path.c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST_CASE("a mapped input that shrinks while read ends the process with one line and exit code 3") {
+  std::string dir = temp_dir();
+  std::string path = dir + "/shrinks.json";
+  write_output(path, std::string(1 << 20, '{'));
+  int err[2];
+  REQUIRE(::pipe(err) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::dup2(err[1], STDERR_FILENO);
+    InputText t(path);
+    REQUIRE(::truncate(path.c_str(), 0) == 0);
+    volatile char c = t.view()[(1 << 20) - 1];  // past the end now: SIGBUS
+    (void)c;
+    ::_exit(0);
+  }
+  ::close(err[1]);
+  std::string said;
+  char buf[512];
+  for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;) said.append(buf, size_t(n));
+  ::close(err[0]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(said == "graphscope: " + path + " (changed while being read)\n");
+  ::unlink(path.c_str());
+  ::rmdir(dir.c_str());
 }
