@@ -1,7 +1,7 @@
 // libFuzzer target: Chrome trace JSON (read_chrome_trace). Two oracles:
-// - the same text padded with blanks to 1 MiB takes the batched reader
-//   (events split by brackets, parsed in batches, possibly on several
-//   threads) and must come to the same result as the whole-document reader;
+// - the fast path (the event scanner, the events split over 1 or 3 threads
+//   at guessed starts) must come to the same result as the strict
+//   whole-document reader;
 // - what write_chrome_trace writes reads back to the same activities.
 #include <cmath>
 #include <cstddef>
@@ -16,9 +16,6 @@ using namespace graphscope::fuzz;
 
 namespace {
 
-// The size from which read_chrome_trace reads the events in batches.
-constexpr size_t kBatchedFrom = size_t(1) << 20;
-
 std::string describe(const Trace& t, size_t i) {
   const Activity& a = t.activities[i];
   return "activity " + std::to_string(i) + " (" + std::string(to_string(a.kind)) + " \"" +
@@ -32,14 +29,6 @@ std::string describe(const Trace& t, size_t i) {
 uint64_t tolerance_ns(uint64_t ns) {
   if (ns < (uint64_t(1) << 52)) return 0;
   return uint64_t(std::ldexp(double(ns), -51)) + 2;
-}
-
-// Whether a parse error is at the end of text ("line L, column C: ..."):
-// there, a padded text has its error at another column.
-bool at_end(const std::string& text, const std::string& message) {
-  size_t nl = text.rfind('\n');
-  size_t column = text.size() - (nl == std::string::npos ? 0 : nl + 1) + 1;
-  return message.find("column " + std::to_string(column) + ":") != std::string::npos;
 }
 
 bool near(uint64_t a, uint64_t b, uint64_t tol) {
@@ -89,23 +78,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string why;
   const bool read = accepts([&] { trace = read_chrome_trace(text, "fuzz"); }, &why);
 
-  // Trailing blanks change nothing but the reader's strategy. Reading 1 MiB
-  // costs some 30 ms here: every accepted input, one refused in 16.
-  if (text.size() < kBatchedFrom && (read || std::hash<std::string>()(text) % 16 == 0)) {
-    std::string padded = text;
-    padded.resize(kBatchedFrom, ' ');
-    Trace big;
-    std::string big_why;
-    const bool big_read = accepts([&] { big = read_chrome_trace(padded, "fuzz"); }, &big_why);
-    check(read == big_read, read ? "refused once padded to 1 MiB: " + big_why
-                                 : "accepted once padded to 1 MiB, refused as is: " + why);
+  // The fast path (the event scanner, the events split over threads at
+  // guessed starts) must agree with the strict reader on everything: what
+  // it accepts, the message when it refuses, the activities and names.
+  Trace strict;
+  std::string strict_why;
+  const bool strict_read = accepts([&] { strict = detail::read_chrome_trace_strict(text, "fuzz"); }, &strict_why);
+  check(read == strict_read, read ? "the strict reader refuses what the fast path accepts: " + strict_why
+                                  : "the strict reader accepts what the fast path refuses: " + why);
+  if (read) {
+    check(trace.source == strict.source, "source " + trace.source + " vs " + strict.source + " (strict)");
+    check(trace.names == strict.names, "the fast path interns other names, or in another order");
+    std::string diff = activity_difference(trace, strict, true);
+    check(diff.empty(), "the fast path reads other activities than the strict reader: " + diff);
+  } else {
+    check(why == strict_why, "another message than the strict reader's: \"" + why + "\" vs \"" + strict_why + "\"");
+  }
+  for (unsigned threads : {1u, 3u}) {
+    Trace split;
+    std::string split_why;
+    const bool split_read = accepts([&] { split = detail::read_chrome_trace_split(text, "fuzz", threads); }, &split_why);
+    std::string label = "split over " + std::to_string(threads) + " threads";
+    check(read == split_read, label + (read ? " refuses: " + split_why : " accepts"));
     if (read) {
-      check(trace.source == big.source, "source " + trace.source + " vs " + big.source + " once padded");
-      std::string diff = activity_difference(trace, big, true);
-      check(diff.empty(), "the batched reader (padded to 1 MiB) reads other activities: " + diff);
-    } else if (!at_end(padded, big_why) && why.find("unterminated string") == std::string::npos) {
-      // (A string open at the end takes in the blanks, and ends elsewhere.)
-      check(why == big_why, "another message once padded to 1 MiB: \"" + why + "\" vs \"" + big_why + "\"");
+      check(split.names == trace.names, label + ": other names");
+      std::string diff = activity_difference(trace, split, true);
+      check(diff.empty(), label + ": other activities: " + diff);
+    } else {
+      check(why == split_why, label + ": another message: \"" + split_why + "\"");
     }
   }
   if (!read) return 0;

@@ -40,6 +40,16 @@ Trace read_chrome_trace(std::string_view text, const std::string& origin);
 /// dependency, blocking, delay and cause) and flow arrows (cat "fake
 /// dependency") from the observed activity to the fake-dependent one.
 /// Deterministic.
+namespace detail {
+/// read_chrome_trace with the events array read in `threads` byte ranges at
+/// once (0: by the text's size and the machine's cores). The result is the
+/// same for any count; tests split small texts with it.
+Trace read_chrome_trace_split(std::string_view text, const std::string& origin, unsigned threads);
+/// The strict reader alone, the whole text as one tape: the reference the
+/// fast path must agree with (the fuzz target compares them).
+Trace read_chrome_trace_strict(std::string_view text, const std::string& origin);
+}  // namespace detail
+
 std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc = nullptr,
                                const ProfileReport* report = nullptr);
 

@@ -616,7 +616,7 @@ TEST_CASE("interns names once and keeps kinds' spellings") {
   CHECK(to_string(CopyKind::none) == "none");
 }
 
-TEST_CASE("large traces are read in batches with the same result and messages") {
+TEST_CASE("large traces are read on several threads with the same result and messages") {
   graphscope::Trace t;
   uint32_t k = t.intern("_Z6kernelv");
   for (uint32_t i = 0; i < 150000; ++i) {
