@@ -2,9 +2,13 @@
 // graphscope profile --graph GRAPH --trace TRACE [options]
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "attach.h"
 #include "commands.h"
@@ -36,10 +40,28 @@ struct ProfileCli {
   std::string mode = "global";
 };
 
+// GRAPHSCOPE_TIMINGS=1: each phase's wall time on standard error, for the
+// benchmarks (bench/profile_offline.sh) and for users with huge traces.
+class Phases {
+ public:
+  Phases() : on_(std::getenv("GRAPHSCOPE_TIMINGS") && *std::getenv("GRAPHSCOPE_TIMINGS")) {}
+  void done(const char* phase) {
+    if (!on_) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "timing  %-14s %8.1f ms\n", phase, std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 // Report (text or JSON) and the optional trace, rendered before anything is
 // written, so a failure leaves no output.
 ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& trace, const std::string& trace_name,
-                   std::vector<std::pair<std::string, std::string>>& out, std::string& text, const std::string& suffix) {
+                   std::vector<std::pair<std::string, std::string>>& out, std::string& text, const std::string& suffix,
+                   Phases* phases = nullptr) {
   ProfileOptions o;
   o.threshold_us = c.threshold;
   o.tolerance_us = c.tolerance;
@@ -51,7 +73,9 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
     if (e.subject() != "trace") throw;
     throw Error(e.code(), trace_name, e.reason());  // name the trace the user gave
   }
+  if (phases) phases->done("analyze");
   std::string report = c.json ? write_profile_json(r, doc) : format_profile(r, doc);
+  if (phases) phases->done("report");
   if (c.output == "-") text += (suffix.empty() || c.json ? "" : "== " + suffix + "\n") + report + (c.json ? "" : "\n");
   else out.emplace_back(with_tag(c.output, suffix), report);
   if (!c.trace_out.empty()) out.emplace_back(with_tag(c.trace_out, suffix), write_chrome_trace(trace, &doc, &r));
@@ -101,13 +125,37 @@ std::string compare_runs(const GraphDocument& doc, const std::vector<int>& runs,
 int run_offline(const ProfileCli& c) {
   if (c.graph.empty() || c.trace.empty())
     throw Error(ExitCode::usage, "profile", "give a WORKLOAD.so, or both --graph and --trace");
-  GraphDocument doc = load_graph(c.graph);
-  Trace trace = read_chrome_trace(read_file(c.trace), c.trace);
+  Phases phases;
+  // The graph is read while the trace is: on a large trace, the graph's
+  // reader (one thread) and the trace's (every core) together. The graph's
+  // error, when both fail, is the one reported, as if read first.
+  GraphDocument doc;
+  std::exception_ptr graph_error;
+  std::thread graph_reader([&] {
+    try {
+      doc = load_graph(c.graph);
+    } catch (...) {
+      graph_error = std::current_exception();
+    }
+  });
+  Trace trace;
+  std::exception_ptr trace_error;
+  try {
+    InputText text(c.trace);
+    trace = read_chrome_trace(text.view(), c.trace);
+  } catch (...) {
+    trace_error = std::current_exception();
+  }
+  graph_reader.join();
+  if (graph_error) std::rethrow_exception(graph_error);
+  if (trace_error) std::rethrow_exception(trace_error);
+  phases.done("read inputs");
   std::vector<std::pair<std::string, std::string>> out;
   std::string text;
-  emit(c, doc, trace, c.trace, out, text, "");
+  emit(c, doc, trace, c.trace, out, text, "", &phases);
   for (const auto& [path, data] : out) write_output(path, data);
   if (!text.empty()) write_output("-", text);
+  phases.done("write");
   return 0;
 }
 
