@@ -143,6 +143,21 @@ Global& global() {
   return *g;
 }
 
+// In order of start, equal starts in their order of arrival (a stable
+// sort): keys and positions are sorted, not the 80-byte records, and not
+// at all when CUPTI delivered them in order.
+void sort_by_start(std::vector<Activity>& acts) {
+  auto earlier = [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; };
+  if (std::is_sorted(acts.begin(), acts.end(), earlier)) return;
+  std::vector<std::pair<uint64_t, uint32_t>> keys(acts.size());
+  for (size_t i = 0; i < acts.size(); ++i) keys[i] = {acts[i].start_ns, uint32_t(i)};
+  std::sort(keys.begin(), keys.end());
+  std::vector<Activity> sorted;
+  sorted.reserve(acts.size());
+  for (const auto& k : keys) sorted.push_back(acts[k.second]);
+  acts.swap(sorted);
+}
+
 }  // namespace
 
 void append_record(const CUpti_Activity* rec, Trace& out) {
@@ -292,8 +307,7 @@ void ActivityCollector::stop() {
     std::lock_guard<std::mutex> lock(g.mu);
     for (const auto& [buffer, valid] : pending) g.free_buffers.push_back(buffer);
   }
-  std::stable_sort(trace_.activities.begin(), trace_.activities.end(),
-                   [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
+  sort_by_start(trace_.activities);
   if (flushed != CUPTI_SUCCESS)
     throw Error(ExitCode::device, "CUPTI activity tracing",
                 "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) failed: " + result_name(flushed));

@@ -596,7 +596,10 @@ void read_share(std::string_view text, Share& sh, bool ours, uint64_t base_ns, c
   std::string one;
   Activity a;
   std::string_view name;
-  sh.trace.activities.reserve(std::min(sh.until, text.size()) > sh.begin ? (std::min(sh.until, text.size()) - sh.begin) / 160 : 0);
+  // Device events take some 200-400 bytes each (an estimate; too much only
+  // reserves address space).
+  size_t span = std::min(sh.until, text.size()) - sh.begin;
+  if (sh.trace.activities.capacity() < span / 160) sh.trace.activities.reserve(span / 160);
   size_t i = sh.begin;
   for (;;) {
     if (i == sh.until) {
@@ -660,6 +663,9 @@ bool read_events(std::string_view text, size_t arr, bool ours, uint64_t base_ns,
     if (g > shares.back().begin) shares.emplace_back().begin = g;
   }
   for (size_t k = 0; k + 1 < shares.size(); ++k) shares[k].until = shares[k + 1].begin;
+  // The first share's activities become the trace: room for all, so the
+  // others are appended without moving it.
+  shares[0].trace.activities.reserve((text.size() - first) / 160);
   parallel_slices(shares.size(), unsigned(shares.size()), [&](unsigned, size_t b, size_t e) {
     for (size_t k = b; k < e; ++k) read_share(text, shares[k], ours, base_ns, origin);
   });

@@ -26,6 +26,14 @@ std::string_view to_string(CopyKind k) {
 }
 
 uint32_t Trace::intern(std::string_view name) {
+  for (uint32_t r : recent_)
+    if (r < names.size() && names[r] == name) return r;
+  uint32_t i = intern_slow(name);
+  recent_[next_recent_++ % 4] = i;
+  return i;
+}
+
+uint32_t Trace::intern_slow(std::string_view name) {
   // `names` is public: when it was filled or changed without intern(), the
   // index is rebuilt from it (the first of equal names wins).
   auto rebuild = [this] {

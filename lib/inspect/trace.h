@@ -49,7 +49,12 @@ struct Trace {
   uint32_t intern(std::string_view name);
 
  private:
+  uint32_t intern_slow(std::string_view name);
   std::unordered_map<std::string, uint32_t> index_;
+  // The last names interned, checked against `names` first: a million
+  // records of a few kernels find theirs without building a key.
+  uint32_t recent_[4] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  uint32_t next_recent_ = 0;
 };
 
 }  // namespace graphscope
