@@ -1,11 +1,15 @@
 #include "profile.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "demangle.h"
 #include "error.h"
@@ -51,33 +55,43 @@ double median(std::vector<double>& v) {
   return (lo + hi) / 2;
 }
 
+// The root graph's dependency lists (each dependency's `from`) as flat
+// arrays: a node is hundreds of bytes, and the analysis reads nothing else of
+// it, once per replay.
+struct DependencyLists {
+  std::vector<size_t> begin;  // node i's are from[begin[i], begin[i + 1])
+  std::vector<uint32_t> from;
+  explicit DependencyLists(const Graph& g) : begin(g.nodes.size() + 1, 0) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) begin[i + 1] = begin[i] + g.nodes[i].dependencies.size();
+    from.reserve(begin.back());
+    for (const auto& node : g.nodes)
+      for (const auto& d : node.dependencies) from.push_back(d.from);
+  }
+  const uint32_t* first(uint32_t i) const { return from.data() + begin[i]; }
+  const uint32_t* last(uint32_t i) const { return from.data() + begin[i + 1]; }
+};
+
 // Whether the root graph has a path from a to b: a walk back along
 // dependencies from b, never below a's level (the longest-path level from
-// the roots: an ancestor's level is always smaller). Results are cached.
+// the roots: an ancestor's level is always smaller). Asked once per node,
+// with b the node: nothing to cache.
 class Reachability {
  public:
-  explicit Reachability(const Graph& g) : g_(g), level_(g.nodes.size(), 0) {
-    std::vector<uint32_t> order = topological_order(g, "nodes", "graph");
-    for (uint32_t i : order)
-      for (const auto& d : g.nodes[i].dependencies) level_[i] = std::max(level_[i], level_[d.from] + 1);
-    mark_.assign(g.nodes.size(), 0);
-  }
+  Reachability(const DependencyLists& deps, const std::vector<uint32_t>& level)
+      : deps_(deps), level_(level), mark_(level.size(), 0) {}
   bool path(uint32_t a, uint32_t b) {
     if (a == b) return false;
     if (level_[a] >= level_[b]) return false;
-    for (const auto& d : g_.nodes[b].dependencies)  // the common case, without the cache
-      if (d.from == a) return true;
-    uint64_t key = (uint64_t(a) << 32) | b;
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
+    for (const uint32_t* d = deps_.first(b); d != deps_.last(b); ++d)  // the common case
+      if (*d == a) return true;
     ++stamp_;
     stack_.assign(1, b);
     bool found = false;
     while (!stack_.empty() && !found) {
       uint32_t x = stack_.back();
       stack_.pop_back();
-      for (const auto& d : g_.nodes[x].dependencies) {
-        uint32_t p = d.from;
+      for (const uint32_t* d = deps_.first(x); d != deps_.last(x); ++d) {
+        uint32_t p = *d;
         if (p == a) {
           found = true;
           break;
@@ -87,38 +101,223 @@ class Reachability {
         stack_.push_back(p);
       }
     }
-    cache_.emplace(key, found);
     return found;
   }
 
  private:
-  const Graph& g_;
-  std::vector<uint32_t> level_;
+  const DependencyLists& deps_;
+  const std::vector<uint32_t>& level_;
   std::vector<uint32_t> mark_;
   uint32_t stamp_ = 0;
   std::vector<uint32_t> stack_;
-  std::unordered_map<uint64_t, bool> cache_;
 };
 
-// One node's findings in one replay.
-// Plain data only: there is one per node and replay (a million of them).
-struct Sample {
-  double start = 0, end = 0, ready = 0, delay = 0;  // us from the replay's start
-  std::optional<uint32_t> observed;                 // node index
-  uint32_t observed_other = UINT32_MAX;             // name of an activity outside the graph
-  Verdict verdict = Verdict::none;
-  bool blocking = false;
-  std::optional<uint32_t> blocker;
-  const char* cause = "";
-  Lane lane;
-  uint32_t stream = 0;
-  bool present = false;  // the node had an activity in this replay
-  bool lane_busy = false;  // blocked, yet other work ran on its lane at its start
+constexpr uint32_t kNone = UINT32_MAX;
+
+// Small dense ids for keys of up to 96 bits (a lane, a correlation id, a
+// node's local id), numbered in order of first sight. Open addressing: this
+// runs once per record, where std::unordered_map would allocate a node per
+// key and chase a pointer per lookup.
+class IdMap {
+ public:
+  struct Key {
+    uint64_t hi = 0;
+    uint32_t lo = 0;
+    friend bool operator<(const Key& a, const Key& b) { return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo; }
+    friend bool operator==(const Key& a, const Key& b) { return a.hi == b.hi && a.lo == b.lo; }
+  };
+  uint32_t id(uint64_t hi, uint32_t lo) {
+    if (2 * (keys_.size() + 1) > slots_.size()) grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t h = hash(hi, lo) & mask;; h = (h + 1) & mask) {
+      uint32_t s = slots_[h];
+      if (s == kNone) {
+        slots_[h] = uint32_t(keys_.size());
+        keys_.push_back({hi, lo});
+        return slots_[h];
+      }
+      if (keys_[s].hi == hi && keys_[s].lo == lo) return s;
+    }
+  }
+  const std::vector<Key>& keys() const { return keys_; }
+
+ private:
+  static size_t hash(uint64_t hi, uint32_t lo) {
+    uint64_t x = hi * 0x9e3779b97f4a7c15ull ^ (lo + 0x632be59bd9b4e019ull);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return size_t(x ^ (x >> 29));
+  }
+  void grow() {
+    std::vector<uint32_t> slots(std::max<size_t>(16, 2 * slots_.size()), kNone);
+    const size_t mask = slots.size() - 1;
+    for (uint32_t s = 0; s < keys_.size(); ++s) {
+      size_t h = hash(keys_[s].hi, keys_[s].lo) & mask;
+      while (slots[h] != kNone) h = (h + 1) & mask;
+      slots[h] = s;
+    }
+    slots_.swap(slots);
+  }
+  std::vector<uint32_t> slots_;
+  std::vector<Key> keys_;
 };
 
-struct Candidate {
-  size_t activity;  // index into the trace
-  double end;       // us
+IdMap::Key lane_key(const Activity& a) {
+  Lane l = lane_of(a);
+  return {uint64_t(l.device) << 8 | l.channel_type, l.id};
+}
+
+Lane lane_from(const IdMap::Key& k) { return Lane{uint32_t(k.hi >> 8), uint8_t(k.hi & 0xff), k.lo}; }
+
+unsigned bit_width(uint64_t x) {
+  unsigned b = 0;
+  for (; x; x >>= 1) ++b;
+  return b;
+}
+
+// An array left uninitialized: in the large ones below every element read
+// has been written before, and zeroing them first would be one more pass
+// over memory.
+template <typename T>
+std::unique_ptr<T[]> uninitialized(size_t n) {
+  return std::unique_ptr<T[]>(new T[n]);
+}
+
+// Positions [0, n) in the order of (key(position), position), as a stable
+// sort by key would leave them. Records usually come in time order already:
+// that is checked first. Else an LSD radix sort of (key - min, position)
+// packed into 64 bits, which reads and writes memory in sequence, where
+// sorting indices with a comparator would miss the cache on nearly every
+// comparison.
+template <typename Key>
+std::vector<uint32_t> order_by(size_t n, Key key) {
+  std::vector<uint32_t> order(n);
+  bool sorted = true;
+  uint64_t lo = n ? key(0) : 0, hi = lo;
+  for (size_t i = 1; i < n; ++i) {
+    const uint64_t k = key(i);
+    sorted &= k >= hi;
+    lo = std::min(lo, k), hi = std::max(hi, k);
+  }
+  if (sorted) {
+    for (size_t i = 0; i < n; ++i) order[i] = uint32_t(i);
+    return order;
+  }
+  const unsigned pos_bits = bit_width(n - 1), total = pos_bits + bit_width(hi - lo);
+  if (n < 1024 || total > 64) {  // few, or keys too far apart to pack with their position
+    std::vector<std::pair<uint64_t, uint32_t>> pairs(n);
+    for (size_t i = 0; i < n; ++i) pairs[i] = {key(i), uint32_t(i)};
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t i = 0; i < n; ++i) order[i] = pairs[i].second;
+    return order;
+  }
+  // Each pass in slices: a count of digits per slice, then each slice moves
+  // its elements to its own share of each digit's place (stable).
+  constexpr unsigned kDigit = 11;
+  constexpr size_t kValues = size_t(1) << kDigit;
+  const unsigned workers = worker_count(n, 200000);
+  auto a = uninitialized<uint64_t>(n), b = uninitialized<uint64_t>(n);
+  parallel_slices(n, workers, [&](unsigned, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) a[i] = (key(i) - lo) << pos_bits | i;
+  });
+  std::vector<size_t> count(workers * kValues);  // [worker][digit]
+  for (unsigned shift = 0; shift < total; shift += kDigit) {
+    auto digit = [shift](uint64_t x) { return size_t(x >> shift) & (kValues - 1); };
+    parallel_slices(n, workers, [&](unsigned w, size_t begin, size_t end) {
+      size_t* c = &count[w * kValues];
+      std::fill(c, c + kValues, 0);
+      for (size_t i = begin; i < end; ++i) ++c[digit(a[i])];
+    });
+    size_t sum = 0;
+    bool moves = true;
+    for (size_t d = 0; d < kValues; ++d) {
+      size_t at = sum;
+      for (unsigned w = 0; w < workers; ++w) sum += std::exchange(count[w * kValues + d], sum);
+      if (sum - at == n) moves = false;  // one value of this digit: nothing moves
+    }
+    if (!moves) continue;
+    parallel_slices(n, workers, [&](unsigned w, size_t begin, size_t end) {
+      size_t* c = &count[w * kValues];
+      for (size_t i = begin; i < end; ++i) b[c[digit(a[i])]++] = a[i];
+    });
+    a.swap(b);
+  }
+  const uint64_t pos_mask = pos_bits ? ~uint64_t(0) >> (64 - pos_bits) : 0;
+  parallel_slices(n, workers, [&](unsigned, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) order[i] = uint32_t(a[i] & pos_mask);
+  });
+  return order;
+}
+
+// A record as the blocker and lane searches read it: copied out of the
+// trace, in end order per lane, so that a search reads neighbouring memory.
+struct EndRecord {
+  uint64_t end, start;
+  uint32_t activity;
+  uint32_t replay;  // kNone: not one of the exec graph's records
+};
+
+// The first position in [lo, hi) whose end(position) exceeds x, ends being
+// in order (std::upper_bound), found by steps doubling away from `at`, a
+// position near the answer (the searched record's own).
+template <typename End>
+size_t first_end_after(size_t lo, size_t hi, size_t at, uint64_t x, End end) {
+  size_t l, r;  // the answer is in [l, r]; r == hi or end(r) > x
+  if (end(at) > x) {
+    r = at;
+    size_t step = 1;
+    while (r - lo > step && end(r - step) > x) r -= step, step *= 2;
+    l = r - lo > step ? r - step + 1 : lo;
+  } else {
+    l = at + 1;
+    size_t step = 1;
+    while (hi - l > step && end(l + step - 1) <= x) l += step, step *= 2;
+    r = hi - l > step ? l + step - 1 : hi;
+  }
+  while (l < r) {
+    const size_t mid = l + (r - l) / 2;
+    if (end(mid) > x) r = mid;
+    else l = mid + 1;
+  }
+  return l;
+}
+
+// The distinct stream ids of the nodes' records: a handful, so a scan of the
+// ones seen beats hashing once per record.
+class FewValues {
+ public:
+  void insert(uint32_t v) {
+    for (uint32_t x : few_)
+      if (x == v) return;
+    if (few_.size() < 32) few_.push_back(v);
+    else many_.insert(v);
+  }
+  void add_to(std::vector<uint32_t>& out) const {
+    out.insert(out.end(), few_.begin(), few_.end());
+    out.insert(out.end(), many_.begin(), many_.end());
+  }
+
+ private:
+  std::vector<uint32_t> few_;
+  std::unordered_set<uint32_t> many_;
+};
+
+// A node's record in one replay: times in us from the replay's first
+// activity, and where it ran.
+struct Times {
+  double start, end, ready;
+  uint32_t lane, stream;
+};
+
+// The replay that represents a node, and its record there.
+struct Representative {
+  uint32_t activity = kNone, replay = 0, lane = 0;
+  double delay = 0;
+};
+
+struct LaneUse {
+  uint32_t lane;
+  double activities, busy_us;
 };
 
 }  // namespace
@@ -127,14 +326,37 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   const Graph& g = doc.root;
   const size_t n = g.nodes.size();
   const double tol = opt.tolerance_us, thr = opt.threshold_us;
+  const std::vector<Activity>& acts = trace.activities;
+  const size_t N = acts.size();
   ProfileReport r;
   r.threshold_us = thr;
   r.tolerance_us = tol;
+  if (N >= kNone) throw_input("trace", "more than " + std::to_string(kNone - 1) + " records");
+
+  // One pass over the records, in slices: the records per graph id, and each
+  // record's lane, numbered per slice (made global below).
+  const unsigned scan_workers = worker_count(N, 100000);
+  std::vector<std::map<uint32_t, size_t>> graphs_of(scan_workers);
+  std::vector<IdMap> lanes_of(scan_workers);
+  std::vector<uint32_t> lane(N);
+  parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
+    size_t* count = nullptr;  // of the previous record's graph: records come in runs
+    uint32_t last = 0;
+    for (size_t j = begin; j < end; ++j) {
+      const Activity& a = acts[j];
+      if (a.graph_id) {
+        if (!count || *a.graph_id != last) last = *a.graph_id, count = &graphs_of[w][last];
+        ++*count;
+      }
+      IdMap::Key k = lane_key(a);
+      lane[j] = lanes_of[w].id(k.hi, k.lo);
+    }
+  });
+  std::map<uint32_t, size_t> per_graph;
+  for (const auto& m : graphs_of)
+    for (const auto& [id, count] : m) per_graph[id] += count;
 
   // Which exec graph.
-  std::map<uint32_t, size_t> per_graph;
-  for (const auto& a : trace.activities)
-    if (a.graph_id) ++per_graph[*a.graph_id];
   auto listed = [&] {
     std::string s;
     for (const auto& [id, count] : per_graph)
@@ -154,254 +376,417 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
     throw_input("trace", "no record of exec graph " + std::to_string(exec) + "; the trace has " + listed());
   r.exec_graph_id = exec;
 
-  // Join: the low 32 bits of the record's graph node id are the node's local id.
+  // Lanes numbered in (device, channel type, id) order: the order of the
+  // report's lanes, and a device's lanes are consecutive.
+  std::vector<IdMap::Key> lane_keys;
+  for (const auto& m : lanes_of) lane_keys.insert(lane_keys.end(), m.keys().begin(), m.keys().end());
+  std::sort(lane_keys.begin(), lane_keys.end());
+  lane_keys.erase(std::unique(lane_keys.begin(), lane_keys.end()), lane_keys.end());
+  const size_t L = lane_keys.size();
+  std::vector<std::vector<uint32_t>> lane_ids(scan_workers);
+  for (unsigned w = 0; w < scan_workers; ++w)
+    for (const auto& k : lanes_of[w].keys())
+      lane_ids[w].push_back(
+          uint32_t(std::lower_bound(lane_keys.begin(), lane_keys.end(), k) - lane_keys.begin()));
+
+  // Join: the low 32 bits of the record's graph node id are the node's local
+  // id; the first node of a local id has it. Local ids are usually the
+  // indices: then a table, else a hash map.
+  uint32_t max_local = 0;
+  for (const auto& node : g.nodes) max_local = std::max(max_local, node.node_id);
+  const bool dense = n && max_local <= 4 * n + 1024;
+  std::vector<uint32_t> node_by_local(dense ? size_t(max_local) + 1 : 0, kNone);
   std::unordered_map<uint32_t, uint32_t> by_local;
-  by_local.reserve(n * 2);
-  for (const auto& node : g.nodes) by_local.emplace(node.node_id, node.index);
+  for (const auto& node : g.nodes) {
+    if (!dense) by_local.emplace(node.node_id, node.index);
+    else if (node_by_local[node.node_id] == kNone) node_by_local[node.node_id] = node.index;
+  }
+  auto join = [&](uint32_t local) -> uint32_t {
+    if (dense) return local < node_by_local.size() ? node_by_local[local] : kNone;
+    auto it = by_local.find(local);
+    return it == by_local.end() ? kNone : it->second;
+  };
+
+  // Second pass, same slices: global lane ids, each of the exec graph's
+  // records' node (node_of) and correlation id, numbered per slice in
+  // replay_of for now, with the earliest start of each.
+  std::vector<uint32_t> node_of(N, kNone), replay_of(N, kNone);
+  std::vector<size_t> others(scan_workers, 0);
+  std::vector<IdMap> corrs_of(scan_workers);
+  std::vector<std::vector<uint64_t>> first_of(scan_workers);
+  parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
+    auto& first = first_of[w];
+    for (size_t j = begin; j < end; ++j) {
+      lane[j] = lane_ids[w][lane[j]];
+      const Activity& a = acts[j];
+      if (!a.graph_id || *a.graph_id != exec) {
+        ++others[w];
+        continue;
+      }
+      if (a.graph_node_id) node_of[j] = join(uint32_t(*a.graph_node_id & 0xffffffffu));
+      uint32_t c = corrs_of[w].id(0, a.correlation);
+      if (c == first.size()) first.push_back(a.start_ns);
+      else first[c] = std::min(first[c], a.start_ns);
+      replay_of[j] = c;
+    }
+  });
+  for (size_t o : others) r.other_records += o;
+  bool have_corr = false;
+  for (const auto& m : corrs_of)
+    for (const auto& k : m.keys()) have_corr |= k.lo != 0;
 
   // Replays: the records of one graph launch share its correlation id.
-  // Without correlation ids, a node's k-th record belongs to replay k.
-  std::vector<size_t> mine;
-  for (size_t i = 0; i < trace.activities.size(); ++i) {
-    const auto& a = trace.activities[i];
-    if (a.graph_id && *a.graph_id == exec) mine.push_back(i);
-    else ++r.other_records;
-  }
-  bool have_corr = std::any_of(mine.begin(), mine.end(), [&](size_t i) { return trace.activities[i].correlation != 0; });
-  std::map<uint64_t, std::vector<size_t>> replays_by_key;
-  {
-    std::unordered_map<uint32_t, uint32_t> seen;
-    std::vector<size_t> sorted = mine;
-    std::sort(sorted.begin(), sorted.end(), [&](size_t x, size_t y) {
-      return trace.activities[x].start_ns != trace.activities[y].start_ns
-                 ? trace.activities[x].start_ns < trace.activities[y].start_ns
-                 : x < y;
-    });
-    for (size_t i : sorted) {
-      const auto& a = trace.activities[i];
-      uint64_t key;
-      if (have_corr) {
-        key = a.correlation;
-      } else {
-        uint32_t local = a.graph_node_id ? uint32_t(*a.graph_node_id & 0xffffffffu) : 0xffffffffu;
-        key = seen[local]++;
+  // Without correlation ids, a node's k-th record (by start, then position)
+  // belongs to replay k. Either way each key's earliest start, in key order.
+  std::vector<uint64_t> front;
+  if (have_corr) {
+    std::vector<uint32_t> corr;
+    for (const auto& m : corrs_of)
+      for (const auto& k : m.keys()) corr.push_back(k.lo);
+    std::sort(corr.begin(), corr.end());
+    corr.erase(std::unique(corr.begin(), corr.end()), corr.end());
+    front.assign(corr.size(), UINT64_MAX);
+    std::vector<std::vector<uint32_t>> key_of(scan_workers);
+    for (unsigned w = 0; w < scan_workers; ++w)
+      for (size_t c = 0; c < corrs_of[w].keys().size(); ++c) {
+        uint32_t key =
+            uint32_t(std::lower_bound(corr.begin(), corr.end(), corrs_of[w].keys()[c].lo) - corr.begin());
+        key_of[w].push_back(key);
+        front[key] = std::min(front[key], first_of[w][c]);
       }
-      replays_by_key[key].push_back(i);
+    parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
+      for (size_t j = begin; j < end; ++j)
+        if (replay_of[j] != kNone) replay_of[j] = key_of[w][replay_of[j]];
+    });
+  } else {
+    std::vector<uint32_t> mine;
+    for (size_t j = 0; j < N; ++j)
+      if (replay_of[j] != kNone) mine.push_back(uint32_t(j));
+    IdMap locals;
+    std::vector<uint32_t> seen;
+    for (uint32_t p : order_by(mine.size(), [&](size_t p) { return acts[mine[p]].start_ns; })) {
+      const Activity& a = acts[mine[p]];
+      uint32_t local = a.graph_node_id ? uint32_t(*a.graph_node_id & 0xffffffffu) : 0xffffffffu;
+      uint32_t id = locals.id(0, local);
+      if (id == seen.size()) seen.push_back(0);
+      uint32_t key = seen[id]++;
+      if (key == front.size()) front.push_back(a.start_ns);  // the key's first record: the earliest
+      replay_of[mine[p]] = key;
     }
   }
-  // Replays in time order.
-  std::vector<std::vector<size_t>> replays;
-  for (auto& [key, acts] : replays_by_key) replays.push_back(std::move(acts));
-  std::sort(replays.begin(), replays.end(), [&](const auto& x, const auto& y) {
-    return trace.activities[x.front()].start_ns < trace.activities[y.front()].start_ns;
-  });
-  r.replays = uint32_t(replays.size());
+  // Replays in time order (by std::sort with the same comparisons, so ties
+  // fall as they always have).
+  std::vector<uint32_t> by_start(front.size());
+  for (uint32_t k = 0; k < by_start.size(); ++k) by_start[k] = k;
+  std::sort(by_start.begin(), by_start.end(), [&](uint32_t x, uint32_t y) { return front[x] < front[y]; });
+  std::vector<uint32_t> replay_of_key(front.size());
+  for (uint32_t k = 0; k < by_start.size(); ++k) replay_of_key[by_start[k]] = k;
   // Which replay each of the graph's records belongs to: records of the same
   // graph from another replay are ordered by the launch stream, not by this
   // replay's graph, and are never taken as a node's observed dependency.
-  std::vector<uint32_t> replay_of(trace.activities.size(), UINT32_MAX);
-  for (uint32_t k = 0; k < replays.size(); ++k)
-    for (size_t i : replays[k]) replay_of[i] = k;
-
-  // Device-wide activities sorted by end, for blocker and lane-predecessor
-  // searches (any activity can block, graph or not).
-  std::vector<size_t> by_end(trace.activities.size());
-  for (size_t i = 0; i < by_end.size(); ++i) by_end[i] = i;
-  std::sort(by_end.begin(), by_end.end(), [&](size_t x, size_t y) {
-    return trace.activities[x].end_ns != trace.activities[y].end_ns ? trace.activities[x].end_ns < trace.activities[y].end_ns
-                                                                    : x < y;
+  parallel_slices(N, scan_workers, [&](unsigned, size_t begin, size_t end) {
+    for (size_t j = begin; j < end; ++j)
+      if (replay_of[j] != kNone) replay_of[j] = replay_of_key[replay_of[j]];
   });
-  std::vector<uint64_t> ends(by_end.size());
-  for (size_t i = 0; i < by_end.size(); ++i) ends[i] = trace.activities[by_end[i]].end_ns;
-  // The same per lane: (end, activity), sorted.
-  std::map<std::tuple<uint32_t, uint8_t, uint32_t>, std::vector<std::pair<uint64_t, size_t>>> lanes_by_end;
-  for (size_t i : by_end) {
-    Lane l = lane_of(trace.activities[i]);
-    lanes_by_end[{l.device, l.channel_type, l.id}].emplace_back(trace.activities[i].end_ns, i);
-  }
-
-  auto node_of = [&](size_t act) -> std::optional<uint32_t> {
-    const auto& a = trace.activities[act];
-    if (!a.graph_id || *a.graph_id != exec || !a.graph_node_id) return std::nullopt;
-    auto it = by_local.find(uint32_t(*a.graph_node_id & 0xffffffffu));
-    if (it == by_local.end()) return std::nullopt;
-    return it->second;
-  };
+  const size_t R = front.size();
+  r.replays = uint32_t(R);
 
   std::vector<uint32_t> order = topological_order(g, "nodes", "graph");
-  // Replays are independent: each worker analyses a share of them into its
-  // own rows of `samples` (replay-major, one per node and replay).
-  const size_t R = replays.size();
-  std::vector<Sample> samples(R * n);
+  const DependencyLists deps(g);
+  std::vector<uint32_t> level(n, 0);  // for Reachability
+  for (uint32_t i : order)
+    for (const uint32_t* d = deps.first(i); d != deps.last(i); ++d)
+      level[i] = std::max(level[i], level[*d] + 1);
+  // Replays are independent: each worker times a share of them. Per node and
+  // replay (replay-major): its record, the first by start (then position),
+  // and its times. Which activity a node observably waited for is found
+  // below, only in the replay that represents the node.
+  std::vector<uint32_t> act_of(R * n, kNone);
+  auto times = uninitialized<Times>(R * n);
   std::vector<double> makespans(R);
   std::vector<size_t> unmatched(R, 0);
-  using LaneKey = std::tuple<uint32_t, uint8_t, uint32_t>;
-  std::vector<std::map<LaneKey, std::pair<double, double>>> lane_per_replay(R);
+  std::vector<std::vector<LaneUse>> lanes_per_replay(R);
   unsigned workers = worker_count(R * n, 100000);
   workers = std::min<unsigned>(workers, unsigned(std::max<size_t>(1, R)));
-  std::vector<std::unordered_set<uint32_t>> streams_of(workers);
-
+  std::vector<FewValues> streams_of(workers);
   parallel_slices(R, workers, [&](unsigned w, size_t first_replay, size_t last_replay) {
-  Reachability reach(g);
-  std::vector<int64_t> act_of(n);
-  std::vector<double> finish(n), ready(n);
-  auto& streams = streams_of[w];
-  for (uint32_t replay = uint32_t(first_replay); replay < last_replay; ++replay) {
-    const auto& acts = replays[replay];
-    std::fill(act_of.begin(), act_of.end(), -1);
-    uint64_t t0 = UINT64_MAX, t1 = 0;
-    for (size_t i : acts) {
-      const auto& a = trace.activities[i];
-      t0 = std::min(t0, a.start_ns);
-      t1 = std::max(t1, a.end_ns);
-      auto node = node_of(i);
-      if (!node) {
+    const size_t mine = last_replay - first_replay;
+    std::vector<uint64_t> t0(mine, UINT64_MAX), t1(mine, 0);
+    for (size_t j = 0; j < N; ++j) {
+      const uint32_t replay = replay_of[j];  // kNone outside the graph's replays
+      if (replay < first_replay || replay >= last_replay) continue;
+      const Activity& a = acts[j];
+      const size_t k = replay - first_replay;
+      t0[k] = std::min(t0[k], a.start_ns);
+      t1[k] = std::max(t1[k], a.end_ns);
+      if (node_of[j] == kNone) {
         ++unmatched[replay];
         continue;
       }
-      if (act_of[*node] < 0) act_of[*node] = int64_t(i);
+      uint32_t& b = act_of[replay * n + node_of[j]];
+      if (b == kNone || a.start_ns < acts[b].start_ns) b = uint32_t(j);
     }
-    auto us = [&](uint64_t ns) { return (double(ns) - double(t0)) / 1000.0; };
-    makespans[replay] = (double(t1) - double(t0)) / 1000.0;
-    // ready: the latest end among the predecessors' activities; nodes with no
-    // record (host, empty) pass their own ready time on.
-    for (uint32_t i : order) {
-      double rd = 0;  // graph start
-      for (const auto& d : g.nodes[i].dependencies) rd = std::max(rd, finish[d.from]);
-      ready[i] = rd;
-      finish[i] = act_of[i] >= 0 ? us(trace.activities[size_t(act_of[i])].end_ns) : rd;
+    std::vector<double> finish(n), ready(n);
+    std::vector<double> count(L, 0), busy(L, 0);
+    std::vector<uint32_t> touched;
+    for (size_t replay = first_replay; replay < last_replay; ++replay) {
+      const uint64_t first = t0[replay - first_replay], last = t1[replay - first_replay];
+      auto us = [&](uint64_t ns) { return (double(ns) - double(first)) / 1000.0; };
+      makespans[replay] = (double(last) - double(first)) / 1000.0;
+      const uint32_t* act = &act_of[replay * n];
+      // ready: the latest end among the predecessors' activities; nodes with no
+      // record (host, empty) pass their own ready time on.
+      for (uint32_t i : order) {
+        double rd = 0;  // graph start
+        for (const uint32_t* d = deps.first(i); d != deps.last(i); ++d) rd = std::max(rd, finish[*d]);
+        ready[i] = rd;
+        finish[i] = act[i] != kNone ? us(acts[act[i]].end_ns) : rd;
+      }
+      Times* row = &times[replay * n];
+      for (uint32_t i = 0; i < n; ++i) {
+        Times& s = row[i];
+        if (act[i] == kNone) {
+          s = Times{};  // read below, but never used
+          continue;
+        }
+        const Activity& b = acts[act[i]];
+        s.start = us(b.start_ns);
+        s.end = us(b.end_ns);
+        s.ready = ready[i];
+        s.stream = b.stream;
+        streams_of[w].insert(b.stream);
+        const uint32_t l = s.lane = lane[act[i]];
+        if (count[l] == 0) touched.push_back(l);
+        count[l] += 1;
+        busy[l] += s.end - s.start;
+      }
+      for (uint32_t l : touched) {
+        lanes_per_replay[replay].push_back({l, count[l], busy[l]});
+        count[l] = busy[l] = 0;
+      }
+      touched.clear();
     }
-    auto& lane_now = lane_per_replay[replay];
-    for (uint32_t i = 0; i < n; ++i) {
-      if (act_of[i] < 0) continue;
-      size_t bi = size_t(act_of[i]);
-      const Activity& b = trace.activities[bi];
-      Sample& s = samples[replay * n + i];
-      s.present = true;
-      s.start = us(b.start_ns);
-      s.end = us(b.end_ns);
-      s.ready = ready[i];
-      s.delay = s.start - s.ready;
-      s.lane = lane_of(b);
-      s.stream = b.stream;
-      streams.insert(b.stream);
-      auto& ln = lane_now[{s.lane.device, s.lane.channel_type, s.lane.id}];
-      ln.first += 1;
-      ln.second += s.end - s.start;
+  });
+  for (size_t u : unmatched) r.unmatched_records += u;
+
+  // Per node: medians, and the replay that represents it (of median delay);
+  // nodes are independent, so in slices too.
+  r.nodes.resize(n);
+  std::vector<double> duration(n, 0);
+  std::vector<Representative> rep(n);
+  parallel_slices(n, worker_count(n * R, 200000), [&](unsigned, size_t begin, size_t end) {
+    std::vector<double> st, en, rd, dl, du;
+    std::vector<std::pair<double, uint32_t>> by_delay;  // (delay, replay)
+    // A block of nodes' rows at a time, copied out of the replay-major
+    // arrays (replay by replay, in sequence) so that each node's replays
+    // are near one another.
+    const size_t block = std::clamp<size_t>(32768 / std::max<size_t>(R, 1), 1, 256);
+    std::vector<uint32_t> block_act(block * R);
+    std::vector<Times> block_times(block * R);
+    for (size_t i = begin; i < end; ++i) {
+      const size_t j = (i - begin) % block;
+      if (!j)
+        for (size_t k = 0; k < R; ++k) {
+          const size_t count = std::min(block, end - i);
+          std::copy_n(&act_of[k * n + i], count, &block_act[k * block]);
+          std::copy_n(&times[k * n + i], count, &block_times[k * block]);
+        }
+      NodeProfile& p = r.nodes[i];
+      p.index = uint32_t(i);
+      st.clear(), en.clear(), rd.clear(), dl.clear(), du.clear();
+      by_delay.clear();
+      for (uint32_t k = 0; k < R; ++k) {
+        if (block_act[k * block + j] == kNone) continue;
+        const Times& s = block_times[k * block + j];
+        const double delay = s.start - s.ready;
+        st.push_back(s.start), en.push_back(s.end), rd.push_back(s.ready), dl.push_back(delay);
+        du.push_back(s.end - s.start);
+        by_delay.emplace_back(delay, k);
+      }
+      p.replays = uint32_t(st.size());
+      if (st.empty()) continue;
+      p.start_us = median(st), p.end_us = median(en), p.ready_us = median(rd), p.delay_us = median(dl);
+      duration[i] = median(du);
+      // The replay of median delay (the lower middle; the earlier replay on ties).
+      const size_t m = (by_delay.size() - 1) / 2;
+      std::nth_element(by_delay.begin(), by_delay.begin() + long(m), by_delay.end());
+      const auto [delay, replay] = by_delay[m];
+      const Times& s = block_times[replay * block + j];
+      rep[i] = {block_act[replay * block + j], replay, s.lane, delay};
+      p.lane = lane_from(lane_keys[s.lane]);
+      p.stream = s.stream;
+    }
+  });
+
+  // All records by end (then position) per lane, for the blocker and lane
+  // predecessor searches (any activity can block, graph or not). Lanes are
+  // numbered by device first: a device's lanes, and their records, are
+  // consecutive.
+  std::vector<uint32_t> device_of_lane(L);
+  for (size_t l = 1; l < L; ++l)
+    device_of_lane[l] = device_of_lane[l - 1] + (lane_keys[l].hi >> 8 != lane_keys[l - 1].hi >> 8);
+  const size_t D = L ? device_of_lane[L - 1] + 1 : 0;
+  std::vector<size_t> lane_begin(L + 1, 0), device_lanes(D + 1, 0);
+  std::vector<size_t> next(scan_workers * L, 0);  // per slice, then where its share of each lane goes
+  parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
+    for (size_t j = begin; j < end; ++j) ++next[w * L + lane[j]];
+  });
+  for (size_t l = 0; l < L; ++l) {
+    size_t at = lane_begin[l];
+    for (unsigned w = 0; w < scan_workers; ++w) at += std::exchange(next[w * L + l], at);
+    lane_begin[l + 1] = at;
+    device_lanes[device_of_lane[l] + 1] = l + 1;
+  }
+  auto by_lane = uninitialized<EndRecord>(N);
+  auto at_lane = uninitialized<uint32_t>(N);  // where each record is in it
+  parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
+    size_t* at = &next[w * L];
+    for (size_t j = begin; j < end; ++j) {
+      const size_t p = at[lane[j]]++;
+      by_lane[p] = {acts[j].end_ns, acts[j].start_ns, uint32_t(j), replay_of[j]};
+      at_lane[j] = uint32_t(p);
+    }
+  });
+  // Each lane is now in record order, usually also end order (a lane runs
+  // its work one after another); sorted where not.
+  auto by_end = [](const EndRecord& a, const EndRecord& b) { return a.end < b.end; };
+  parallel_slices(L, unsigned(std::min<size_t>(scan_workers, L)), [&](unsigned, size_t begin, size_t end) {
+    for (size_t l = begin; l < end; ++l) {
+      EndRecord* v = &by_lane[lane_begin[l]];
+      const size_t size = lane_begin[l + 1] - lane_begin[l];
+      if (std::is_sorted(v, v + size, by_end)) continue;
+      const std::vector<uint32_t> in_order = order_by(size, [&](size_t p) { return v[p].end; });
+      std::vector<EndRecord> sorted(size);
+      for (size_t q = 0; q < size; ++q) sorted[q] = v[in_order[q]];
+      for (size_t q = 0; q < size; ++q) {
+        v[q] = sorted[q];
+        at_lane[v[q].activity] = uint32_t(lane_begin[l] + q);
+      }
+    }
+  });
+  auto lane_end = [&](size_t p) { return by_lane[p].end; };
+
+  // A blocker on another lane of B's device is searched lane by lane; where
+  // many delayed nodes would search many lanes, instead in one list of the
+  // device's records by end (then position), built for that.
+  std::vector<size_t> delayed(D, 0);
+  for (const Representative& x : rep)
+    if (x.activity != kNone && x.delay > thr) ++delayed[device_of_lane[x.lane]];
+  std::vector<char> indexed(D, 0);
+  for (size_t d = 0; d < D; ++d) {
+    const size_t lanes = device_lanes[d + 1] - device_lanes[d];
+    const size_t records = lane_begin[device_lanes[d + 1]] - lane_begin[device_lanes[d]];
+    indexed[d] = lanes > 1 && delayed[d] * (lanes - 1) * 16 > records;
+  }
+  std::unique_ptr<uint32_t[]> by_device, at_device;  // positions in by_lane; where each record is in it
+  if (std::find(indexed.begin(), indexed.end(), 1) != indexed.end()) {
+    by_device = uninitialized<uint32_t>(N);
+    at_device = uninitialized<uint32_t>(N);
+    std::vector<std::vector<uint32_t>> members(D);  // positions in by_lane, in record order
+    for (size_t j = 0; j < N; ++j)
+      if (indexed[device_of_lane[lane[j]]]) members[device_of_lane[lane[j]]].push_back(at_lane[j]);
+    for (size_t d = 0; d < D; ++d) {
+      if (!indexed[d]) continue;
+      const auto& m = members[d];
+      const std::vector<uint32_t> in_order = order_by(m.size(), [&](size_t p) { return by_lane[m[p]].end; });
+      const size_t first = lane_begin[device_lanes[d]];
+      for (size_t q = 0; q < m.size(); ++q) {
+        by_device[first + q] = m[in_order[q]];
+        at_device[by_lane[m[in_order[q]]].activity] = uint32_t(first + q);
+      }
+    }
+  }
+  auto device_end = [&](size_t q) { return by_lane[by_device[q]].end; };
+
+  // What each node observably waited for in its representative replay.
+  parallel_slices(n, worker_count(n, 10000), [&](unsigned, size_t begin, size_t end) {
+    Reachability reach(deps, level);
+    for (size_t i = begin; i < end; ++i) {
+      const uint32_t bi = rep[i].activity, replay = rep[i].replay, bl = rep[i].lane;
+      const double delay = rep[i].delay;
+      if (bi == kNone) continue;
+      NodeProfile& p = r.nodes[i];
+      const size_t lb = lane_begin[bl], le = lane_begin[bl + 1];
+      const uint64_t b_start = by_lane[at_lane[bi]].start;
       // The lane predecessor ended no later than B's start plus the
       // tolerance; the blocker within the tolerance before B's start. Neither
       // started after B.
       const double tol_ns = tol * 1000.0;
-      uint64_t limit = uint64_t(std::max(0.0, double(b.start_ns) + tol_ns));
-      uint64_t block_floor = b.start_ns > uint64_t(tol_ns) ? b.start_ns - uint64_t(tol_ns) : 0;
-      std::optional<size_t> lane_pred, block_own, block_any;
-      // B's lane, by end: once per node and replay (a map lookup).
-      const auto& lane = lanes_by_end.at({s.lane.device, s.lane.channel_type, s.lane.id});
-      // The blocker ended within the tolerance before B's start (not after it).
-      size_t hi = size_t(std::upper_bound(ends.begin(), ends.end(), b.start_ns) - ends.begin());
-      for (size_t k = hi; k-- > 0 && ends[k] >= block_floor;) {
-        size_t ai = by_end[k];
-        const Activity& a = trace.activities[ai];
-        if (ai == bi || a.device != b.device || a.start_ns > b.start_ns) continue;
-        if (replay_of[ai] != UINT32_MAX && replay_of[ai] != replay) continue;
-        if (!block_any) block_any = ai;
-        if (lane_of(a) == s.lane) {
-          block_own = ai;
-          break;
+      uint64_t limit = uint64_t(std::max(0.0, double(b_start) + tol_ns));
+      uint64_t block_floor = b_start > uint64_t(tol_ns) ? b_start - uint64_t(tol_ns) : 0;
+      // Where in by_lane the latest record (by end, then position) below
+      // `k` of a lane, or of the device list (`record` maps), is that ended
+      // in [floor, B's start] and can block B: another record, of no replay
+      // or of B's, not started after B. SIZE_MAX when none.
+      auto blocker_before = [&](size_t lo, size_t k, auto record) {
+        for (; k-- > lo;) {
+          const size_t q = record(k);
+          const EndRecord& a = by_lane[q];
+          if (a.end < block_floor) break;
+          if (a.activity == bi || a.start > b_start) continue;
+          if (a.replay != kNone && a.replay != replay) continue;
+          return q;
         }
-      }
-      {
-        size_t k = size_t(std::upper_bound(lane.begin(), lane.end(), std::make_pair(limit, SIZE_MAX)) - lane.begin());
-        while (k-- > 0) {
-          size_t ai = lane[k].second;
-          if (ai == bi || trace.activities[ai].start_ns > b.start_ns) continue;
-          if (replay_of[ai] != UINT32_MAX && replay_of[ai] != replay) break;  // an earlier replay: nothing before it counts
-          lane_pred = ai;
-          break;
-        }
-      }
-      std::optional<size_t> blocker;
-      if (s.delay > thr) blocker = block_own ? block_own : block_any;
-      std::optional<size_t> observed = blocker ? blocker : lane_pred;
-      if (observed) {
-        auto on = node_of(*observed);
-        const Activity& o = trace.activities[*observed];
-        if (on) {
-          s.observed = on;
-          s.verdict = reach.path(*on, i) ? Verdict::real : Verdict::fake;
-        } else {
-          s.observed_other = o.name;
-          s.verdict = Verdict::fake;  // outside the graph: no graph path can explain it
-        }
-        if (blocker) {
-          auto bn = node_of(*blocker);
-          if (bn) s.blocker = bn;
-          s.blocking = s.verdict == Verdict::fake;
-          if (lane_of(o) == s.lane && s.lane.channel_type != 0) s.cause = "same channel";
-          else if (o.kind == ActivityKind::memcpy && b.kind == ActivityKind::memcpy && o.copy == b.copy)
-            s.cause = "copy engine";
-          else if (lane_of(o) == s.lane) s.cause = "same stream";
-          else s.cause = "other";
-          // Did B start while other work still ran on its own lane? Then the
-          // lane was not serializing B, and the blocker merely ended first:
-          // the delay is dispatch, not a wait. Looks at the next activities
-          // of the lane by end (enough for the overlap that matters).
-          size_t k = size_t(std::upper_bound(lane.begin(), lane.end(), std::make_pair(b.start_ns, SIZE_MAX)) -
-                            lane.begin());
-          for (size_t seen = 0; k < lane.size() && seen < 64 && !s.lane_busy; ++k, ++seen) {
-            size_t ai = lane[k].second;
-            s.lane_busy = ai != bi && trace.activities[ai].start_ns < b.start_ns;
+        return SIZE_MAX;
+      };
+      auto in_lane = [](size_t k) { return k; };
+      size_t blocker_at = SIZE_MAX;
+      if (delay > thr) {
+        // The blocker on B's own lane if any, else the latest on its device.
+        blocker_at = blocker_before(lb, first_end_after(lb, le, at_lane[bi], b_start, lane_end), in_lane);
+        const uint32_t dv = device_of_lane[bl];
+        if (blocker_at == SIZE_MAX && indexed[dv]) {
+          const size_t db = lane_begin[device_lanes[dv]], de = lane_begin[device_lanes[dv + 1]];
+          blocker_at = blocker_before(db, first_end_after(db, de, at_device[bi], b_start, device_end),
+                                      [&](size_t k) { return size_t(by_device[k]); });
+        } else if (blocker_at == SIZE_MAX) {
+          for (size_t l = device_lanes[dv]; l < device_lanes[dv + 1]; ++l) {
+            if (l == bl) continue;
+            const size_t ll = lane_begin[l], lr = lane_begin[l + 1];
+            const size_t q = blocker_before(ll, first_end_after(ll, lr, ll, b_start, lane_end), in_lane);
+            if (q == SIZE_MAX) continue;
+            const EndRecord &x = by_lane[q], &y = by_lane[blocker_at == SIZE_MAX ? q : blocker_at];
+            if (blocker_at == SIZE_MAX || x.end > y.end || (x.end == y.end && x.activity > y.activity))
+              blocker_at = q;
           }
         }
       }
-    }
-  }
-  });
-  std::map<LaneKey, std::pair<std::vector<double>, std::vector<double>>> lane_stats;
-  for (const auto& lane_now : lane_per_replay)
-    for (const auto& [key, v] : lane_now) {
-      lane_stats[key].first.push_back(v.first);
-      lane_stats[key].second.push_back(v.second);
-    }
-  for (size_t u : unmatched) r.unmatched_records += u;
-  std::unordered_set<uint32_t> streams;
-  for (const auto& st : streams_of) streams.insert(st.begin(), st.end());
-
-  // Per node: medians, and the findings of its median-delay replay; nodes
-  // are independent, so in slices too.
-  r.nodes.resize(n);
-  std::vector<double> duration(n, 0);
-  parallel_slices(n, worker_count(n * R, 200000), [&](unsigned, size_t begin, size_t end) {
-    std::vector<const Sample*> v;
-    std::vector<double> st, en, rd, dl, du;
-    for (size_t i = begin; i < end; ++i) {
-      NodeProfile& p = r.nodes[i];
-      p.index = uint32_t(i);
-      v.clear();
-      for (size_t k = 0; k < R; ++k)
-        if (samples[k * n + i].present) v.push_back(&samples[k * n + i]);
-      p.replays = uint32_t(v.size());
-      if (v.empty()) continue;
-      st.clear(), en.clear(), rd.clear(), dl.clear(), du.clear();
-      for (const Sample* s : v) {
-        st.push_back(s->start), en.push_back(s->end), rd.push_back(s->ready), dl.push_back(s->delay);
-        du.push_back(s->end - s->start);
+      const uint32_t blocker = blocker_at == SIZE_MAX ? kNone : by_lane[blocker_at].activity;
+      uint32_t lane_pred = kNone;
+      for (size_t k = first_end_after(lb, le, at_lane[bi], limit, lane_end); k-- > lb;) {
+        const EndRecord& a = by_lane[k];
+        if (a.activity == bi || a.start > b_start) continue;
+        if (a.replay == kNone || a.replay == replay) lane_pred = a.activity;
+        break;  // else an earlier replay: nothing before it counts
       }
-      p.start_us = median(st), p.end_us = median(en), p.ready_us = median(rd), p.delay_us = median(dl);
-      duration[i] = median(du);
-      // The replay of median delay (the lower middle; the earlier replay on ties).
-      std::stable_sort(v.begin(), v.end(), [](const Sample* a, const Sample* b) { return a->delay < b->delay; });
-      const Sample& rep = *v[(v.size() - 1) / 2];
-      p.lane = rep.lane;
-      p.stream = rep.stream;
-      p.observed_dependency = rep.observed;
-      if (rep.observed_other != UINT32_MAX)
-        p.observed_other = rep.observed_other < trace.names.size() ? trace.names[rep.observed_other] : "?";
-      p.verdict = rep.verdict;
-      p.blocking = rep.blocking;
-      p.lane_busy = rep.lane_busy;
-      p.blocker = rep.blocker;
-      p.cause = rep.cause;
+      const uint32_t observed = blocker != kNone ? blocker : lane_pred;
+      if (observed == kNone) continue;
+      const uint32_t on = node_of[observed];
+      const Activity& o = acts[observed];
+      if (on != kNone) {
+        p.observed_dependency = on;
+        p.verdict = reach.path(on, uint32_t(i)) ? Verdict::real : Verdict::fake;
+      } else {
+        if (o.name != UINT32_MAX) p.observed_other = o.name < trace.names.size() ? trace.names[o.name] : "?";
+        p.verdict = Verdict::fake;  // outside the graph: no graph path can explain it
+      }
+      if (blocker == kNone) continue;
+      if (on != kNone) p.blocker = on;
+      p.blocking = p.verdict == Verdict::fake;
+      const bool own = lane[observed] == bl;
+      const Activity& b = acts[bi];
+      if (own && p.lane->channel_type != 0) p.cause = "same channel";
+      else if (o.kind == ActivityKind::memcpy && b.kind == ActivityKind::memcpy && o.copy == b.copy)
+        p.cause = "copy engine";
+      else if (own) p.cause = "same stream";
+      else p.cause = "other";
+      // Did B start while other work still ran on its own lane? Then the
+      // lane was not serializing B, and the blocker merely ended first:
+      // the delay is dispatch, not a wait. Looks at the next activities
+      // of the lane by end (enough for the overlap that matters).
+      size_t k = first_end_after(lb, le, at_lane[bi], b_start, lane_end);
+      for (size_t seen = 0; k < le && seen < 64 && !p.lane_busy; ++k, ++seen)
+        p.lane_busy = by_lane[k].activity != bi && by_lane[k].start < b_start;
     }
   });
   for (const NodeProfile& p : r.nodes) {
@@ -428,9 +813,9 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   std::vector<int64_t> via(n, -1);
   for (uint32_t i : order) {
     double best = 0;
-    for (const auto& d : g.nodes[i].dependencies)
-      if (longest[d.from] > best || via[i] < 0) {
-        if (longest[d.from] >= best) best = longest[d.from], via[i] = d.from;
+    for (const uint32_t* d = deps.first(i); d != deps.last(i); ++d)
+      if (longest[*d] > best || via[i] < 0) {
+        if (longest[*d] >= best) best = longest[*d], via[i] = *d;
       }
     longest[i] = best + duration[i];
   }
@@ -440,15 +825,24 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
     for (int64_t x = end; x >= 0; x = via[size_t(x)]) r.critical_path.push_back(uint32_t(x));
     std::reverse(r.critical_path.begin(), r.critical_path.end());
   }
-  for (auto& [key, v] : lane_stats) {
+  // Lanes the nodes used: per replay that used them, in replay order.
+  std::vector<std::vector<double>> lane_activities(L), lane_busy(L);
+  for (const auto& used : lanes_per_replay)
+    for (const LaneUse& u : used) {
+      lane_activities[u.lane].push_back(u.activities);
+      lane_busy[u.lane].push_back(u.busy_us);
+    }
+  for (size_t l = 0; l < L; ++l) {
+    if (lane_activities[l].empty()) continue;
     LaneUsage u;
-    u.lane = Lane{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
-    u.activities = uint32_t(std::lround(median(v.first)));
-    u.busy_us = median(v.second);
+    u.lane = lane_from(lane_keys[l]);
+    u.activities = uint32_t(std::lround(median(lane_activities[l])));
+    u.busy_us = median(lane_busy[l]);
     r.lanes.push_back(u);
   }
-  r.streams.assign(streams.begin(), streams.end());
+  for (const auto& s : streams_of) s.add_to(r.streams);
   std::sort(r.streams.begin(), r.streams.end());
+  r.streams.erase(std::unique(r.streams.begin(), r.streams.end()), r.streams.end());
   return r;
 }
 
@@ -576,6 +970,118 @@ DotOverlay profile_overlay(const ProfileReport& r) {
   return o;
 }
 
+namespace {
+
+// describe() of the few lanes that all the nodes share, once each.
+class LaneNames {
+ public:
+  const std::string& operator()(const Lane& l) {
+    for (const auto& [lane, name] : seen_)
+      if (lane == l) return name;
+    if (seen_.size() == kMost) return other_ = describe(l);
+    seen_.emplace_back(l, describe(l));
+    return seen_.back().second;
+  }
+
+ private:
+  static constexpr size_t kMost = 32;
+  std::vector<std::pair<Lane, std::string>> seen_;
+  std::string other_;
+};
+
+// One element of the report's "nodes" as JsonWriter writes it at that
+// depth (compactly, on one line), formatted straight into a reused buffer:
+// a report has a line per node, and the writer's bookkeeping per value (or
+// a string's, per append) took most of their time.
+class NodeLine {
+ public:
+  std::string_view text() const { return std::string_view(buf_.data(), n_); }
+  void clear() {
+    n_ = 0;
+    first_ = true;
+  }
+  void put(std::string_view s) {
+    std::memcpy(room(s.size()), s.data(), s.size());
+    n_ += s.size();
+  }
+  NodeLine& key(std::string_view k) {
+    put(first_ ? std::string_view("{\"") : std::string_view(", \""));
+    first_ = false;
+    put(k);
+    put("\": ");
+    return *this;
+  }
+  void value(uint64_t v) {
+    char* p = room(24);
+    n_ += size_t(std::to_chars(p, p + 24, v).ptr - p);
+  }
+  void value(double v) {
+    if (!std::isfinite(v)) return null();  // as JsonWriter: JSON has no NaN or infinity
+    char* p = room(32);
+    n_ += size_t(std::to_chars(p, p + 32, v).ptr - p);
+  }
+  void value(std::string_view s) {
+    for (char c : s) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+        std::string escaped;
+        append_json_string(escaped, s);
+        return put(escaped);
+      }
+    }
+    char* p = room(s.size() + 2);
+    p[0] = '"';
+    std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    n_ += s.size() + 2;
+  }
+  void value(bool v) { put(v ? "true" : "false"); }
+  void null() { put("null"); }
+  void close() { put(first_ ? "{}" : "}"); }
+
+ private:
+  char* room(size_t k) {
+    if (n_ + k > buf_.size()) buf_.resize(std::max(2 * buf_.size(), n_ + k + 256));
+    return &buf_[n_];
+  }
+  std::string buf_;
+  size_t n_ = 0;
+  bool first_ = true;
+};
+
+void write_node_line(NodeLine& w, const NodeProfile& p, const Node& n, LaneNames& lane_name) {
+  w.key("index").value(uint64_t(p.index));
+  w.key("tools_id");
+  n.tools_id ? w.value(*n.tools_id) : w.null();
+  w.key("kernel_name");
+  n.type == NodeType::kernel ? w.value(std::string_view(n.kernel_name)) : w.null();
+  w.key("node_type").value(to_string(n.type));
+  w.key("replays").value(uint64_t(p.replays));
+  auto num = [&](std::string_view k, double v) {
+    w.key(k);
+    p.replays ? w.value(v) : w.null();
+  };
+  num("start_us", p.start_us);
+  num("end_us", p.end_us);
+  num("ready_us", p.ready_us);
+  num("delay_us", p.delay_us);
+  w.key("observed_dependency");
+  p.observed_dependency ? w.value(uint64_t(*p.observed_dependency)) : w.null();
+  if (!p.observed_other.empty()) w.key("observed_other").value(std::string_view(p.observed_other));
+  w.key("verdict").value(to_string(p.verdict));
+  w.key("blocking").value(p.blocking);
+  w.key("lane_busy").value(p.lane_busy);
+  w.key("blocker");
+  p.blocker ? w.value(uint64_t(*p.blocker)) : w.null();
+  w.key("cause");
+  p.cause.empty() ? w.null() : w.value(std::string_view(p.cause));
+  if (p.lane) w.key("lane").value(std::string_view(lane_name(*p.lane)));
+  if (p.stream) w.key("stream").value(uint64_t(*p.stream));
+  w.close();
+}
+
+}  // namespace
+
 std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc) {
   JsonWriter w(2);
   w.begin_object();
@@ -611,41 +1117,43 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
   for (uint32_t s : r.streams) w.value(s);
   w.end_array();
   w.key("nodes").begin_array();
-  for (const auto& p : r.nodes) {
-    const Node& n = doc.root.nodes[p.index];
-    w.begin_object();
-    w.key("index").value(p.index);
-    w.key("tools_id");
-    n.tools_id ? w.value(*n.tools_id) : w.null();
-    w.key("kernel_name");
-    n.type == NodeType::kernel ? w.value(n.kernel_name) : w.null();
-    w.key("node_type").value(to_string(n.type));
-    w.key("replays").value(p.replays);
-    auto num = [&](const char* k, double v) {
-      w.key(k);
-      p.replays ? w.value(v) : w.null();
-    };
-    num("start_us", p.start_us);
-    num("end_us", p.end_us);
-    num("ready_us", p.ready_us);
-    num("delay_us", p.delay_us);
-    w.key("observed_dependency");
-    p.observed_dependency ? w.value(*p.observed_dependency) : w.null();
-    if (!p.observed_other.empty()) w.key("observed_other").value(p.observed_other);
-    w.key("verdict").value(to_string(p.verdict));
-    w.key("blocking").value(p.blocking);
-    w.key("lane_busy").value(p.lane_busy);
-    w.key("blocker");
-    p.blocker ? w.value(*p.blocker) : w.null();
-    w.key("cause");
-    p.cause.empty() ? w.null() : w.value(p.cause);
-    if (p.lane) w.key("lane").value(describe(*p.lane));
-    if (p.stream) w.key("stream").value(*p.stream);
-    w.end_object();
-  }
+  // The document is the writer's text around the nodes' lines, which are
+  // most of it. Each line depends on its node alone: they are formatted in
+  // slices, in parallel, each with its separator and indentation; the first
+  // slice after the head, with room for all, so that only the others' lines
+  // are copied once more.
+  const size_t n = r.nodes.size();
+  const unsigned workers = worker_count(n, 10000);
+  std::vector<std::string> parts(workers);
+  parts[0].reserve(w.view().size() + n * 400 + 4096);
+  parts[0] = w.view();
+  const std::string pad(w.indent() + 2, ' ');
+  parallel_slices(n, workers, [&](unsigned k, size_t begin, size_t end) {
+    LaneNames lane_name;
+    NodeLine line;
+    std::string& out = parts[k];
+    if (k) out.reserve((end - begin) * 400);
+    for (size_t i = begin; i < end; ++i) {
+      line.clear();
+      line.put(i ? ",\n" : "\n");
+      line.put(pad);
+      write_node_line(line, r.nodes[i], doc.root.nodes[r.nodes[i].index], lane_name);
+      out += line.text();
+    }
+  });
+  // The writer closes the document: after one byte standing for the lines
+  // (which makes the array non-empty, as the lines would).
+  const size_t head = w.view().size();
+  if (n) w.raw_elements(" ");
   w.end_array();
   w.end_object();
-  return w.take();
+  const std::string closing = w.take();
+  size_t size = closing.size();
+  for (const auto& part : parts) size += part.size();
+  parts[0].reserve(size);  // when the lines were longer than allowed for
+  for (size_t k = 1; k < parts.size(); ++k) parts[0] += parts[k];
+  parts[0].append(closing, head + (n ? 1 : 0), std::string::npos);
+  return std::move(parts[0]);
 }
 
 }  // namespace graphscope

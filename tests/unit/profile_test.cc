@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <random>
+
 #include "graph_builder.h"
 #include "inspect/error.h"
 #include "inspect/profile.h"
@@ -329,4 +332,64 @@ TEST_CASE("the picture overlay colours nodes by delay and says the verdict") {
   std::string dot = write_dot(doc, &o);
   CHECK(dot.find("#ff0000") != std::string::npos);
   CHECK(dot.find("delay 10.20 us, fake (blocking: same channel)") != std::string::npos);
+}
+
+TEST_CASE("the report does not depend on the order of the records") {
+  // 600 nodes, 4 replays, on two channels, with other work on a third: each
+  // node waits for the one two before it, so most are delayed and the
+  // neighbour on the other channel often blocks. No two records of a kind
+  // end (or start) at once, so the order in the trace breaks no tie. In time
+  // order the searches find their lists sorted; shuffled, they sort them
+  // (over 1024 records to a lane: the radix sort).
+  std::vector<Spec> specs;
+  for (uint32_t i = 0; i < 600; ++i) {
+    specs.push_back({NodeType::kernel, "_Z1kv", {}});
+    if (i >= 2) specs.back().deps.push_back(i - 2);
+  }
+  auto doc = make_doc(specs, kExec);
+  for (bool correlated : {true, false}) {
+    TraceBuilder b;
+    for (uint32_t k = 0; k < 4; ++k)
+      for (uint32_t i = 0; i < 600; ++i) {
+        double start = 100000.0 * k + 10 * i + 0.1 * (i % 7);
+        b.act(i, start, start + 5 + i % 5, i % 2, correlated ? k + 1 : 0);
+        if (i % 50 == 0) b.other("copy_elsewhere", start + 1.05, start + 2.05, 2);
+      }
+    std::sort(b.t.activities.begin(), b.t.activities.end(),
+              [](const Activity& x, const Activity& y) { return x.start_ns < y.start_ns; });
+    ProfileReport in_order = analyze_profile(doc, b.t, {});
+    CHECK(in_order.replays == 4);
+    CHECK(in_order.blocking > 100);
+    std::shuffle(b.t.activities.begin(), b.t.activities.end(), std::mt19937(11));
+    ProfileReport shuffled = analyze_profile(doc, b.t, {});
+    CHECK(write_profile_json(shuffled, doc) == write_profile_json(in_order, doc));
+    CHECK(format_profile(shuffled, doc) == format_profile(in_order, doc));
+  }
+}
+
+TEST_CASE("a blocker on another lane is the latest to end, however the device is searched") {
+  // 2 waits for nothing yet starts at 12: 0 (channel 1) and 1 (channel 2)
+  // ended within the tolerance before, 1 later. Few records on the device:
+  // searched in one list of them by end; with many records elsewhere on
+  // the device (channel 3), lane by lane. Both find 1; and when 0 and 1 end
+  // at once, the one recorded later.
+  auto doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {}}, {NodeType::kernel, "_Z1cv", {}}},
+                      kExec);
+  for (bool tie : {false, true})
+    for (size_t padding : {0, 200}) {
+      TraceBuilder b;
+      b.act(0, 0, tie ? 11 : 10, 1).act(1, 0, 11, 2).act(2, 12, 20, 0);
+      for (size_t k = 0; k < padding; ++k) {
+        double start = 1000 + 10.0 * double(k);
+        b.other("elsewhere", start, start + 5, 3);
+      }
+      ProfileReport r = analyze_profile(doc, b.t, {});
+      CAPTURE(tie);
+      CAPTURE(padding);
+      CHECK(r.nodes[2].delay_us == doctest::Approx(12));
+      CHECK(r.nodes[2].blocker == 1u);
+      CHECK(r.nodes[2].cause == "other");
+      CHECK(r.nodes[2].blocking);
+      CHECK(r.other_records == padding);
+    }
 }
