@@ -1,12 +1,14 @@
 #include "activity.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "inspect/error.h"
+#include "inspect/order.h"
 
 namespace graphscope::capture {
 namespace {
@@ -144,18 +146,16 @@ Global& global() {
 }
 
 // In order of start, equal starts in their order of arrival (a stable
-// sort): keys and positions are sorted, not the 80-byte records, and not
-// at all when CUPTI delivered them in order.
+// sort): positions ordered by start (order_by: nothing to do when CUPTI
+// delivered the records in order, else a radix sort), then the records moved
+// in place.
 void sort_by_start(std::vector<Activity>& acts) {
-  auto earlier = [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; };
-  if (std::is_sorted(acts.begin(), acts.end(), earlier)) return;
-  std::vector<std::pair<uint64_t, uint32_t>> keys(acts.size());
-  for (size_t i = 0; i < acts.size(); ++i) keys[i] = {acts[i].start_ns, uint32_t(i)};
-  std::sort(keys.begin(), keys.end());
-  std::vector<Activity> sorted;
-  sorted.reserve(acts.size());
-  for (const auto& k : keys) sorted.push_back(acts[k.second]);
-  acts.swap(sorted);
+  if (acts.size() >= UINT32_MAX) {  // positions are 32-bit
+    std::stable_sort(acts.begin(), acts.end(), [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
+    return;
+  }
+  std::vector<uint32_t> order = order_by(acts.size(), [&](size_t i) { return acts[i].start_ns; });
+  apply_order(acts, order);
 }
 
 }  // namespace
@@ -195,16 +195,11 @@ void append_record(const CUpti_Activity* rec, Trace& out) {
 
 // Lets the CUPTI callbacks fill a collector (under Global::mu).
 struct CollectorAccess {
-  static void add(ActivityCollector& c, const CUpti_Activity* rec) {
-    size_t before = c.trace_.activities.size();
-    append_record(rec, c.trace_);
-    if (c.trace_.activities.size() > before) {
-      const Activity& a = c.trace_.activities.back();
-      if (a.kind == ActivityKind::kernel && a.start_ns == 0 && a.end_ns == 0) ++c.untimed_;
-    }
-  }
   static void dropped(ActivityCollector& c, size_t n) { c.dropped_ += n; }
-  static void hold(ActivityCollector& c, uint8_t* buffer, size_t valid) { c.pending_.emplace_back(buffer, valid); }
+  static void hold(ActivityCollector& c, uint8_t* buffer, size_t valid) {
+    c.pending_.emplace_back(buffer, valid);
+    c.wake_.notify_one();
+  }
 };
 
 namespace {
@@ -232,9 +227,9 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped && c)
     CollectorAccess::dropped(*c, dropped);
-  // Records are converted in stop(), after the replays: while tracing, a
-  // completed buffer is only set aside, so the work being traced competes
-  // with nothing of graphscope's.
+  // Converting records here, on CUPTI's thread, held CUPTI up and slowed the
+  // traced replays 1.8x: a completed buffer is only queued for the
+  // collector's own thread.
   if (buffer && valid > 0 && c) CollectorAccess::hold(*c, buffer, valid);
   else if (buffer) g.free_buffers.push_back(buffer);
 }
@@ -278,36 +273,92 @@ void ActivityCollector::start() {
     }
     fail_start(r, std::string("cuptiActivityEnable(") + k.name + ")");
   }
+  {
+    std::lock_guard<std::mutex> lock(g.mu);
+    finishing_ = false;
+  }
+  converter_ = std::thread([this] { convert_buffers(); });
   running_ = true;
+}
+
+// The converter thread: converts each completed buffer as it comes, so that
+// the buffer goes back to CUPTI during the replays (as with bare tracing)
+// and little is left to do in stop(). Ends when stop() says so and the
+// queue is empty.
+void ActivityCollector::convert_buffers() {
+  Global& g = global();
+  std::unique_lock<std::mutex> lock(g.mu);
+  for (;;) {
+    wake_.wait(lock, [this] { return !pending_.empty() || finishing_; });
+    if (pending_.empty()) return;
+    auto [buffer, valid] = pending_.front();
+    pending_.pop_front();
+    lock.unlock();
+    try {
+      CUpti_Activity* rec = nullptr;
+      // Stops at the end (MAX_LIMIT_REACHED) or at an incomplete record (INVALID_KIND).
+      while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) append_record(rec, converted_);
+    } catch (...) {  // out of memory: said by stop()
+      if (!convert_error_) convert_error_ = std::current_exception();
+    }
+    lock.lock();
+    g.free_buffers.push_back(buffer);
+  }
 }
 
 void ActivityCollector::stop() {
   if (!running_) return;
   Global& g = global();
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  auto t0 = now();
   // As libkineto does: disable, then a forced flush hands back every buffer,
   // through buffer_completed, in this thread or CUPTI's.
   for (const KindName& k : kKinds) (void)cuptiActivityDisable(k.kind);
   CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   size_t dropped = 0;
   CUptiResult counted = cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
-  std::vector<std::pair<uint8_t*, size_t>> pending;
   {
     std::lock_guard<std::mutex> lock(g.mu);
     if (counted == CUPTI_SUCCESS) dropped_ += dropped;
     g.active = nullptr;
-    pending.swap(pending_);
+    finishing_ = true;
   }
+  auto t1 = now();
+  // What the converter has not done yet: mostly the buffers of the flush.
+  wake_.notify_one();
+  converter_.join();
   running_ = false;
-  for (const auto& [buffer, valid] : pending) {
-    CUpti_Activity* rec = nullptr;
-    // Stops at the end (MAX_LIMIT_REACHED) or at an incomplete record (INVALID_KIND).
-    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) CollectorAccess::add(*this, rec);
-  }
+  auto t2 = now();
+  const size_t first_new = trace_.activities.size();
   {
-    std::lock_guard<std::mutex> lock(g.mu);
-    for (const auto& [buffer, valid] : pending) g.free_buffers.push_back(buffer);
+    std::vector<uint32_t> renamed(converted_.names.size());
+    for (size_t k = 0; k < renamed.size(); ++k) renamed[k] = trace_.intern(converted_.names[k]);
+    bool same_names = true;
+    for (size_t k = 0; k < renamed.size(); ++k) same_names &= renamed[k] == k;
+    if (first_new == 0 && same_names) {
+      trace_.activities.swap(converted_.activities);  // the first session: names in the same order
+    } else {
+      trace_.activities.reserve(first_new + converted_.activities.size());
+      for (Activity a : converted_.activities) {
+        a.name = renamed[a.name];
+        trace_.activities.push_back(a);
+      }
+    }
+    converted_ = Trace();
   }
+  for (size_t i = first_new; i < trace_.activities.size(); ++i) {
+    const Activity& a = trace_.activities[i];
+    if (a.kind == ActivityKind::kernel && a.start_ns == 0 && a.end_ns == 0) ++untimed_;
+  }
+  auto t3 = now();
   sort_by_start(trace_.activities);
+  stop_times_ = {ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, now())};
+  if (convert_error_) {
+    std::exception_ptr e = convert_error_;
+    convert_error_ = nullptr;
+    std::rethrow_exception(e);
+  }
   if (flushed != CUPTI_SUCCESS)
     throw Error(ExitCode::device, "CUPTI activity tracing",
                 "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) failed: " + result_name(flushed));

@@ -10,7 +10,11 @@
 
 #include <cupti_activity.h>
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -37,8 +41,9 @@ void append_record(const CUpti_Activity* rec, Trace& out);
 ///
 /// CUPTI's buffer callbacks are process-global, so only one collector may be
 /// started at a time in a process. Buffers (8-byte aligned, 4 MiB each) are
-/// recycled between callbacks and collectors. Records are converted as CUPTI
-/// delivers them, on CUPTI's worker thread or in stop().
+/// recycled between callbacks and collectors. A started collector has a
+/// thread of its own that converts each buffer CUPTI completes and hands it
+/// back; stop() converts what the flush returns.
 class ActivityCollector {
  public:
   ActivityCollector();
@@ -76,13 +81,30 @@ class ActivityCollector {
   /// when it lacks device memory for timestamps; they are kept in the trace.
   uint64_t untimed_records() const { return untimed_; }
 
+  /// Where the last stop() spent its time (milliseconds): CUPTI's flush,
+  /// the converter finishing (the flush's buffers), joining its records to
+  /// the trace, sorting (for bench/bench_replay.cu).
+  struct StopTimes {
+    double flush = 0, drain = 0, join = 0, sort = 0;
+  };
+  const StopTimes& stop_times() const { return stop_times_; }
+
  private:
   friend struct CollectorAccess;
+  void convert_buffers();  // the converter thread
   Trace trace_;
-  std::vector<std::pair<uint8_t*, size_t>> pending_;  // completed buffers, converted in stop()
+  // Completed buffers waiting for the converter; it and finishing_ are
+  // guarded by the process-wide lock of the buffer callbacks.
+  std::deque<std::pair<uint8_t*, size_t>> pending_;
+  bool finishing_ = false;
+  std::condition_variable wake_;
+  std::thread converter_;
+  Trace converted_;  // the converter's, until stop() joins it
+  std::exception_ptr convert_error_;
   uint64_t dropped_ = 0;
   uint64_t untimed_ = 0;
   bool running_ = false;
+  StopTimes stop_times_;
 };
 
 }  // namespace graphscope::capture
