@@ -6,15 +6,28 @@
 //              that only hand the buffers back: no record is looked at
 //   graphscope lib/capture's ActivityCollector: the same kinds, every record
 //              converted into the trace model
-// Each timed from the first launch to the end of the flush. CUPTI's buffer
-// callbacks are registered once per process, so each way runs in a process
-// of its own; bench/replay_overhead.sh alternates them and compares medians.
+// Each timed from the first launch to the end of the synchronize (the replay
+// window); the flush and graphscope's conversion after it are printed beside.
+// CUPTI's buffer callbacks are registered once per process, so each of these
+// ways runs in a process of its own; bench/replay_overhead.sh alternates them.
 //
-//   bench_replay plain|bare|graphscope [NODES] [REPLAYS] [ROUNDS]
+// Between processes the anchor itself drifts by 25-30%, more than the 5%
+// to resolve. So a fourth way, `paired`, measures both in one process,
+// round after round:
+//   bare round        the kinds enabled with no collector running: the
+//                     registered callbacks (the collector's) only recycle
+//                     the buffers, no record is looked at
+//   graphscope round  an ActivityCollector started and stopped around it
+// in alternating order (bare first in even rounds, graphscope first in odd),
+// and reports the median of the rounds' ratios with their spread.
+//
+//   bench_replay plain|bare|graphscope|paired [NODES] [REPLAYS] [ROUNDS]
 #include <cuda_runtime.h>
 #include <cupti.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <random>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -64,6 +77,69 @@ static void CUPTIAPI bare_complete(CUcontext, uint32_t, uint8_t* buffer, size_t,
 static const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
 
+// Bare and graphscope rounds in one process (see the top).
+template <typename Replay>
+int paired(Replay& replay, int nodes, int replays, int rounds) {
+  {
+    capture::ActivityCollector warm;  // registers the collector's callbacks
+    warm.start();
+    replay();
+    warm.stop();
+  }
+  auto bare_round = [&](double& window, double& after) {
+    for (auto kind : kKinds) GS_CUPTI(cuptiActivityEnable(kind));
+    window = bench::time_ms(replay);
+    after = bench::time_ms([&] {
+      for (auto kind : kKinds) GS_CUPTI(cuptiActivityDisable(kind));
+      GS_CUPTI(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    });
+  };
+  size_t records = 0;
+  std::vector<double> flush, drain, join, sort;
+  auto graphscope_round = [&](double& window, double& after) {
+    capture::ActivityCollector c;
+    c.start();
+    window = bench::time_ms(replay);
+    after = bench::time_ms([&] { c.stop(); });
+    records = c.trace().activities.size();
+    const auto& st = c.stop_times();
+    flush.push_back(st.flush), drain.push_back(st.drain), join.push_back(st.join), sort.push_back(st.sort);
+  };
+  std::vector<double> bare, gs, bare_after, gs_after, ratio, total_ratio;
+  for (int k = 0; k < rounds; ++k) {
+    double bw, ba, gw, ga;
+    if (k % 2 == 0) bare_round(bw, ba), graphscope_round(gw, ga);
+    else graphscope_round(gw, ga), bare_round(bw, ba);
+    bare.push_back(bw), gs.push_back(gw), bare_after.push_back(ba), gs_after.push_back(ga);
+    ratio.push_back(gw / bw);
+    total_ratio.push_back((gw + ga) / (bw + ba));
+  }
+  auto b = bench::stats(bare), g = bench::stats(gs), r = bench::stats(ratio), t = bench::stats(total_ratio);
+  // How sure the median is: a bootstrap of the rounds (2,000 resamples).
+  std::vector<double> medians;
+  std::mt19937 pick(1);
+  std::vector<double> sample(ratio.size());
+  for (int k = 0; k < 2000; ++k) {
+    for (auto& x : sample) x = ratio[pick() % ratio.size()];
+    medians.push_back(bench::stats(sample).median);
+  }
+  std::sort(medians.begin(), medians.end());
+  std::sort(ratio.begin(), ratio.end());
+  auto at = [&](double q) { return ratio[size_t(q * double(ratio.size() - 1) + 0.5)]; };
+  std::printf("paired %d nodes x %d replays, %d rounds, %zu records a round\n", nodes, replays, rounds, records);
+  std::printf("  replay window: bare CUPTI median %.1f ms, graphscope median %.1f ms\n", b.median, g.median);
+  std::printf("  graphscope / bare, round by round: median %.3fx, quartiles %.3fx-%.3fx, min %.3fx, max %.3fx "
+              "(target <= 1.05)\n", r.median, at(0.25), at(0.75), ratio.front(), ratio.back());
+  std::printf("  95%% interval of that median (bootstrap): %.3fx-%.3fx\n", medians[50], medians[1949]);
+  std::printf("  graphscope's stop(), medians: flush %.1f ms, converter finishing %.1f ms, joining %.1f ms, "
+              "sorting %.1f ms\n", bench::stats(flush).median, bench::stats(drain).median, bench::stats(join).median,
+              bench::stats(sort).median);
+  std::printf("  with the flush and graphscope's conversion after the replays: bare %.1f ms, graphscope %.1f ms "
+              "after; total ratio median %.3fx\n", bench::stats(bare_after).median, bench::stats(gs_after).median,
+              t.median);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "graphscope";
   int nodes = argc > 2 ? std::atoi(argv[2]) : 10000;
@@ -85,6 +161,7 @@ int main(int argc, char** argv) {
     // tracing on, and the processing after it (disable, flush, conversion).
     std::vector<double> times, after;
     size_t records = 0;
+    if (mode == "paired") return paired(replay, nodes, replays, rounds);
     if (mode == "bare") GS_CUPTI(cuptiActivityRegisterCallbacks(bare_request, bare_complete));
     for (int k = 0; k < rounds; ++k) {
       if (mode == "plain") {
