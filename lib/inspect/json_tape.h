@@ -34,7 +34,7 @@ class JsonTape {
   /// or nesting deeper than max_depth.
   static JsonTape parse(std::string_view text, const std::string& origin, int max_depth = 256);
   /// The same into this tape, keeping its storage: parsing many documents
-  /// one after another (a large trace's batches) allocates once.
+  /// one after another (events the trace scanner leaves to it) allocates once.
   void reparse(std::string_view text, const std::string& origin, int max_depth = 256);
 
   uint32_t root() const { return root_; }
