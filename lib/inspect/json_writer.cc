@@ -223,6 +223,34 @@ std::string JsonWriter::take() {
   return s;
 }
 
+void JsonLine::u64(uint64_t v) {
+  char* p = grow(24);
+  n_ += size_t(std::to_chars(p, p + 24, v).ptr - p);
+}
+
+void JsonLine::real(double v) {
+  if (!std::isfinite(v)) return lit("null");
+  char* p = grow(32);
+  n_ += size_t(std::to_chars(p, p + 32, v).ptr - p);
+}
+
+void JsonLine::str(std::string_view v) {
+  for (char c : v) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+      std::string e;
+      append_json_string(e, v);
+      lit(e);
+      return;
+    }
+  }
+  char* p = grow(v.size() + 2);
+  p[0] = '"';
+  std::memcpy(p + 1, v.data(), v.size());
+  p[v.size() + 1] = '"';
+  n_ += v.size() + 2;
+}
+
 namespace {
 
 template <typename T>
@@ -233,43 +261,15 @@ void opt(JsonWriter& w, std::string_view k, const std::optional<T>& v) {
 // Appends one node as compact JSON. Nodes are most of a document (100k of
 // them in large graphs), so they are formatted straight into a reused buffer
 // with no writer state per value; the writer then takes the line whole.
-class NodeText {
+class NodeText : public JsonLine {
  public:
-  // The text so far: buf_[0, n_). Appends are copies after one size check.
-  std::string_view view() const { return std::string_view(buf_.data(), n_); }
-  void clear() { n_ = 0; }
-  void push(char c) { *grow(1) = c, ++n_; }
-  void pop() { --n_; }
-  void lit(std::string_view x) {
-    std::memcpy(grow(x.size()), x.data(), x.size());
-    n_ += x.size();
-  }
+  // , "key": (the key needs no escaping).
   void key(std::string_view k) {
     char* p = grow(k.size() + 6);
     std::memcpy(p, ", \"", 3);
     std::memcpy(p + 3, k.data(), k.size());
     std::memcpy(p + 3 + k.size(), "\": ", 3);
     n_ += k.size() + 6;
-  }
-  void u64(uint64_t v) {
-    char* p = grow(24);
-    n_ += size_t(std::to_chars(p, p + 24, v).ptr - p);
-  }
-  void str(std::string_view v) {
-    for (char c : v) {
-      unsigned char u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
-        std::string e;
-        append_json_string(e, v);
-        lit(e);
-        return;
-      }
-    }
-    char* p = grow(v.size() + 2);
-    p[0] = '"';
-    std::memcpy(p + 1, v.data(), v.size());
-    p[v.size() + 1] = '"';
-    n_ += v.size() + 2;
   }
   template <typename T>
   void opt(std::string_view k, const std::optional<T>& v) {
@@ -300,12 +300,6 @@ class NodeText {
   void close() { push('}'); }
 
  private:
-  char* grow(size_t k) {
-    if (n_ + k > buf_.size()) buf_.resize(std::max(buf_.size() * 2, n_ + k + 1024));
-    return &buf_[n_];
-  }
-  std::string buf_;
-  size_t n_ = 0;
   bool first_ = false;
 };
 

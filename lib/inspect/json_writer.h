@@ -84,6 +84,38 @@ class JsonWriter {
 /// Appends s as a quoted, escaped JSON string.
 void append_json_string(std::string& out, std::string_view s);
 
+/// One line of JSON formatted straight into a reused buffer, for documents
+/// with a line per node (100k of them in large graphs): appends are copies
+/// after one size check, with none of JsonWriter's state per value, which
+/// took most of the time of such documents. The caller writes the
+/// punctuation; JsonWriter::raw() then takes the line whole.
+class JsonLine {
+ public:
+  std::string_view view() const { return std::string_view(buf_.data(), n_); }
+  void clear() { n_ = 0; }
+  void push(char c) { *grow(1) = c, ++n_; }
+  void pop() { --n_; }
+  void lit(std::string_view x) {
+    if (x.empty()) return;
+    std::memcpy(grow(x.size()), x.data(), x.size());
+    n_ += x.size();
+  }
+  void u64(uint64_t v);
+  /// Shortest round-trip form; null when not finite (JSON has neither NaN
+  /// nor infinity), as JsonWriter writes.
+  void real(double v);
+  /// Quoted, escaped as JsonWriter escapes.
+  void str(std::string_view v);
+
+ protected:
+  char* grow(size_t k) {
+    if (n_ + k > buf_.size()) buf_.resize(std::max(buf_.size() * 2, n_ + k + 1024));
+    return &buf_[n_];
+  }
+  std::string buf_;
+  size_t n_ = 0;
+};
+
 /// Serializes a graph document as "graphscope.graph/1".
 std::string write_graph_json(const GraphDocument& doc);
 

@@ -914,59 +914,28 @@ class LaneNames {
 // depth (compactly, on one line), formatted straight into a reused buffer:
 // a report has a line per node, and the writer's bookkeeping per value (or
 // a string's, per append) took most of their time.
-class NodeLine {
+class NodeLine : public JsonLine {
  public:
-  std::string_view text() const { return std::string_view(buf_.data(), n_); }
+  std::string_view text() const { return view(); }
   void clear() {
-    n_ = 0;
+    JsonLine::clear();
     first_ = true;
   }
-  void put(std::string_view s) {
-    std::memcpy(room(s.size()), s.data(), s.size());
-    n_ += s.size();
-  }
   NodeLine& key(std::string_view k) {
-    put(first_ ? std::string_view("{\"") : std::string_view(", \""));
+    lit(first_ ? std::string_view("{\"") : std::string_view(", \""));
     first_ = false;
-    put(k);
-    put("\": ");
+    lit(k);
+    lit("\": ");
     return *this;
   }
-  void value(uint64_t v) {
-    char* p = room(24);
-    n_ += size_t(std::to_chars(p, p + 24, v).ptr - p);
-  }
-  void value(double v) {
-    if (!std::isfinite(v)) return null();  // as JsonWriter: JSON has no NaN or infinity
-    char* p = room(32);
-    n_ += size_t(std::to_chars(p, p + 32, v).ptr - p);
-  }
-  void value(std::string_view s) {
-    for (char c : s) {
-      unsigned char u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
-        std::string escaped;
-        append_json_string(escaped, s);
-        return put(escaped);
-      }
-    }
-    char* p = room(s.size() + 2);
-    p[0] = '"';
-    std::memcpy(p + 1, s.data(), s.size());
-    p[s.size() + 1] = '"';
-    n_ += s.size() + 2;
-  }
-  void value(bool v) { put(v ? "true" : "false"); }
-  void null() { put("null"); }
-  void close() { put(first_ ? "{}" : "}"); }
+  void value(uint64_t v) { u64(v); }
+  void value(double v) { real(v); }
+  void value(std::string_view s) { str(s); }
+  void value(bool v) { lit(v ? "true" : "false"); }
+  void null() { lit("null"); }
+  void close() { lit(first_ ? "{}" : "}"); }
 
  private:
-  char* room(size_t k) {
-    if (n_ + k > buf_.size()) buf_.resize(std::max(2 * buf_.size(), n_ + k + 256));
-    return &buf_[n_];
-  }
-  std::string buf_;
-  size_t n_ = 0;
   bool first_ = true;
 };
 
@@ -1056,8 +1025,8 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
     if (k) out.reserve((end - begin) * 400);
     for (size_t i = begin; i < end; ++i) {
       line.clear();
-      line.put(i ? ",\n" : "\n");
-      line.put(pad);
+      line.lit(i ? ",\n" : "\n");
+      line.lit(pad);
       write_node_line(line, r.nodes[i], doc.root.nodes[r.nodes[i].index], lane_name);
       out += line.text();
     }
