@@ -88,6 +88,7 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
   return r;
 }
 
+#ifdef GRAPHSCOPE_HAVE_CUDA
 // How the verdicts of one graph change between runs with different numbers
 // of hardware connections: totals per run, then every node whose verdict or
 // blocking differs.
@@ -121,6 +122,7 @@ std::string compare_runs(const GraphDocument& doc, const std::vector<int>& runs,
   if (!changed) s += "  no node's verdict changes\n";
   return s;
 }
+#endif
 
 int run_offline(const ProfileCli& c) {
   if (c.graph.empty() || c.trace.empty())
