@@ -127,6 +127,8 @@ std::string compare_runs(const GraphDocument& doc, const std::vector<int>& runs,
 int run_offline(const ProfileCli& c) {
   if (c.graph.empty() || c.trace.empty())
     throw Error(ExitCode::usage, "profile", "give a WORKLOAD.so, or both --graph and --trace");
+  if (c.graph == "-" && c.trace == "-")
+    throw Error(ExitCode::usage, "profile", "only one of --graph and --trace can be standard input");
   Phases phases;
   // The graph is read while the trace is: on a large trace, the graph's
   // reader (one thread) and the trace's (every core) together. The graph's
