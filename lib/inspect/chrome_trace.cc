@@ -475,7 +475,9 @@ Join join_graph(const Trace& trace, const GraphDocument& doc, const ProfileRepor
 
 }  // namespace
 
-static Trace read_whole(std::string_view text, const std::string& origin) {
+// The strict reader: the whole text as one tape. base_out, when given, gets
+// the time base it read ("graphscope.time_base_ns", else 0).
+static Trace read_whole(std::string_view text, const std::string& origin, uint64_t* base_out = nullptr) {
   JsonTape t = JsonTape::parse(text, origin);
   uint32_t root = t.root();
   Kind kind = t.at(root).kind;
@@ -507,6 +509,7 @@ static Trace read_whole(std::string_view text, const std::string& origin) {
   } else if (t.find(root, "schemaVersion") != kNone || t.find(root, "deviceProperties") != kNone) {
     source = "pytorch-profiler";
   }
+  if (base_out) *base_out = base_ns;
   return r.read(events, source, base_ns);
 }
 
@@ -767,17 +770,13 @@ Trace detail::read_chrome_trace_split(std::string_view text, const std::string& 
   rest.reserve(text.size() - (arr_end - arr) + 2);
   rest.append(text.substr(0, arr)).append("[]").append(text.substr(arr_end));
   Trace trace;
+  uint64_t was_base = 0;
   try {
-    trace = read_whole(rest, origin);
+    trace = read_whole(rest, origin, &was_base);
   } catch (const Error&) {
     return read_whole(text, origin);  // the message must point into the real file
   }
   bool was_ours = trace.source == "graphscope";
-  uint64_t was_base = 0;
-  {
-    JsonTape t = JsonTape::parse(rest, origin);
-    if (t.at(t.root()).kind == JsonTape::Kind::object) was_base = time_base(t, t.find(t.root(), "graphscope"));
-  }
   if (was_ours != ours || was_base != base_ns) {  // e.g. "graphscope" after the events
     ours = was_ours, base_ns = was_base;
     if (!read()) return read_whole(text, origin);
