@@ -8,10 +8,12 @@
 
 #include "demangle.h"
 #include "error.h"
+#include "json_read.h"
 #include "json_tape.h"
 #include "json_writer.h"
 #include "profile.h"
 #include "summary.h"
+#include "text.h"
 
 namespace graphscope {
 namespace {
@@ -30,29 +32,6 @@ constexpr std::string_view kBlockingFake = "max_blocking_fake_us";
 constexpr std::string_view kEfficiency = "min_critical_path_efficiency";
 constexpr std::string_view kRuleKeys[] = {"schema",  kMaxNodes,  kMaxKernels,   kForbidTypes, kMaxDepth,
                                           kBaseline, kTolerance, kBlockingFake, kEfficiency};
-
-// Messages are one line: names from hostile input are shown JSON-quoted
-// (control characters escaped) and cut short.
-std::string quoted(std::string_view s, size_t max = 64) {
-  bool cut = s.size() > max;
-  if (cut) {
-    size_t n = max;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // whole UTF-8 characters
-    s = s.substr(0, n);
-  }
-  std::string out;
-  append_json_string(out, s);
-  if (cut) out.insert(out.size() - 1, "...");
-  return out;
-}
-
-// Text for a plain-text line: control characters become '?'.
-std::string printable(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
 
 // Edits between a and b, a swap of neighbours counting as one ("hots" is one
 // edit from "host").
@@ -95,31 +74,6 @@ std::string joined(const std::vector<std::string_view>& v) {
   return s;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-// A limit as the user wrote it: shortest form, no trailing zeros.
-std::string num(double v) {
-  return fmt("%.15g", v);
-}
-
-// A measured figure with two decimals, trailing zeros dropped ("6.45", "5").
-std::string num2(double v) {
-  std::string s = fmt("%.2f", v);
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s == "-0" ? "0" : s;
-}
-
-std::string plural(size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // A JSON path for messages: "forbid_types[2]", "nodes[3].delay_us".
 std::string at(std::string_view base, uint32_t i) {
   return std::string(base) + "[" + std::to_string(i) + "]";
@@ -127,81 +81,6 @@ std::string at(std::string_view base, uint32_t i) {
 std::string at(std::string_view base, std::string_view key) {
   return base.empty() ? std::string(key) : std::string(base) + "." + std::string(key);
 }
-
-// Typed access to a tape; every error names the origin and the JSON path.
-class TapeReader {
- public:
-  TapeReader(const JsonTape& t, const std::string& origin) : t_(t), origin_(origin) {}
-
-  [[noreturn]] void fail(const std::string& path, const std::string& why) const {
-    throw_input(origin_, path.empty() ? why : path + ": " + why);
-  }
-  [[noreturn]] void wrong(uint32_t v, const std::string& path, const char* want) const {
-    fail(path, std::string("is ") + JsonTape::kind_name(t_.at(v).kind) + ", expected " + want);
-  }
-  Kind kind(uint32_t v) const { return t_.at(v).kind; }
-
-  std::string_view string(uint32_t v, const std::string& path, size_t max = size_t(1) << 20) const {
-    if (kind(v) != Kind::string) wrong(v, path, "a string");
-    std::string_view s = t_.str(v);
-    if (s.size() > max)
-      fail(path, "string of " + std::to_string(s.size()) + " bytes (limit " + std::to_string(max) + ")");
-    return s;
-  }
-  uint64_t count(uint32_t v, const std::string& path, const char* want) const {
-    const auto& x = t_.at(v);
-    if (x.kind == Kind::unsigned_integer) return x.u;
-    if (x.kind == Kind::integer) fail(path, "is negative (" + std::to_string(x.i) + "), expected " + want);
-    if (x.kind == Kind::real) fail(path, "is " + num(x.d) + ", expected " + want);
-    wrong(v, path, want);
-  }
-  double number(uint32_t v, const std::string& path) const {
-    const auto& x = t_.at(v);
-    if (x.kind == Kind::unsigned_integer) return double(x.u);
-    if (x.kind == Kind::integer) return double(x.i);
-    if (x.kind == Kind::real) return x.d;  // the tape refuses infinities
-    wrong(v, path, "a number");
-  }
-  double non_negative(uint32_t v, const std::string& path) const {
-    double d = number(v, path);
-    if (d < 0) fail(path, "is negative (" + num(d) + ")");
-    return d;
-  }
-  bool boolean(uint32_t v, const std::string& path) const {
-    if (kind(v) != Kind::boolean) wrong(v, path, "true or false");
-    return t_.at(v).b;
-  }
-  uint32_t object(uint32_t v, const std::string& path, const char* want) const {
-    if (kind(v) != Kind::object) wrong(v, path, want);
-    return v;
-  }
-  uint32_t required(uint32_t obj, std::string_view key, const std::string& base) const {
-    uint32_t v = t_.find(obj, key);
-    if (v == kAbsent) fail(at(base, key), "missing");
-    return v;
-  }
-  // "graphscope.<kind>/1" or a later minor version of it.
-  void schema(uint32_t root, std::string_view expected, const char* what, const char* example) const {
-    uint32_t v = t_.find(root, "schema");
-    if (v == kAbsent) fail("schema", std::string("missing (") + what + " starts " + example + ")");
-    std::string_view s = string(v, "schema");
-    std::string_view prefix = expected.substr(0, expected.rfind('/') + 1);
-    if (s.substr(0, prefix.size()) != prefix)
-      fail("schema", quoted(s) + " is not " + what + " (expected " + std::string(expected) + ")");
-    std::string_view major = s.substr(prefix.size());
-    major = major.substr(0, major.find('.'));
-    unsigned m = 0;
-    auto r = std::from_chars(major.data(), major.data() + major.size(), m);
-    if (major.empty() || r.ec != std::errc() || r.ptr != major.data() + major.size())
-      fail("schema", "bad version in " + quoted(s));
-    if (m != 1)
-      fail("schema", "unknown major version " + quoted(major) + " (this graphscope reads " +
-                         std::string(expected) + ")");
-  }
-
-  const JsonTape& t_;
-  const std::string& origin_;
-};
 
 }  // namespace
 
@@ -227,7 +106,7 @@ NodeType parse_forbidden_type(std::string_view name, ExitCode code, const std::s
     auto names = forbiddable_types();
     throw Error(
         code, what,
-        quoted(name) + " is not a node type" + suggestion(name, names) + "; node types: " + joined(names));
+        quoted(name, 64) + " is not a node type" + suggestion(name, names) + "; node types: " + joined(names));
   }
   return t;
 }
@@ -235,7 +114,7 @@ NodeType parse_forbidden_type(std::string_view name, ExitCode code, const std::s
 CheckRules parse_check_rules(const std::string& text, const std::string& origin) {
   // A rules file is flat: anything nested deeper than its one array is wrong.
   JsonTape t = JsonTape::parse(text, origin, 8);
-  TapeReader r(t, origin);
+  JsonRead r(t, origin);
   uint32_t root = t.root();
   if (r.kind(root) != Kind::object)
     r.fail("", std::string("the rules file is ") + JsonTape::kind_name(r.kind(root)) +
@@ -248,7 +127,7 @@ CheckRules parse_check_rules(const std::string& text, const std::string& origin)
     uint32_t v = t.member_value(root, i);
     size_t which = std::find(std::begin(kRuleKeys), std::end(kRuleKeys), k) - std::begin(kRuleKeys);
     if (which == std::size(kRuleKeys))
-      r.fail(quoted(k),
+      r.fail(quoted(k, 64),
              "unknown key" + suggestion(k, kRuleKeys) + "; a rules file has " +
                  joined(std::vector<std::string_view>(std::begin(kRuleKeys), std::end(kRuleKeys))));
     if (seen[which]) r.fail(std::string(k), "appears twice");
@@ -330,7 +209,7 @@ void check_rules_usable(const CheckRules& rules, bool have_profile) {
 
 ProfileFacts read_profile_report(const std::string& text, const std::string& origin) {
   JsonTape t = JsonTape::parse(text, origin, 64);
-  TapeReader r(t, origin);
+  JsonRead r(t, origin);
   uint32_t root = t.root();
   if (r.kind(root) != Kind::object)
     r.fail("",
@@ -372,7 +251,7 @@ ProfileFacts read_profile_report(const std::string& text, const std::string& ori
     if (r.kind(v) != Kind::null) f.delay_us = r.number(v, at(path, "delay_us"));
     std::string_view verdict = r.string(r.required(o, "verdict", path), at(path, "verdict"), 64);
     if (verdict != "real" && verdict != "fake" && verdict != "none")
-      r.fail(at(path, "verdict"), quoted(verdict) + " is not \"real\", \"fake\" or \"none\"");
+      r.fail(at(path, "verdict"), quoted(verdict, 64) + " is not \"real\", \"fake\" or \"none\"");
     f.verdict = std::string(verdict);
     f.blocking = r.boolean(r.required(o, "blocking", path), at(path, "blocking"));
     v = r.required(o, "blocker", path);
@@ -410,8 +289,8 @@ void check_profile_matches(const ProfileFacts& p, const GraphDocument& doc, cons
       mismatch("node " + std::to_string(i) + " has tools id " + std::to_string(*f.tools_id) +
                " against the graph's " + std::to_string(*n.tools_id));
     if (!f.kernel_name.empty() && f.kernel_name != n.kernel_name)
-      mismatch("node " + std::to_string(i) + " runs " + quoted(f.kernel_name) + ", the graph's " +
-               (n.kernel_name.empty() ? std::string(to_string(n.type)) : quoted(n.kernel_name)));
+      mismatch("node " + std::to_string(i) + " runs " + quoted(f.kernel_name, 64) + ", the graph's " +
+               (n.kernel_name.empty() ? std::string(to_string(n.type)) : quoted(n.kernel_name, 64)));
   }
 }
 
@@ -710,79 +589,6 @@ std::string write_check_json(const CheckResult& c) {
   w.end_array();
   w.end_object();
   return w.take();
-}
-
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        ++i;
-        continue;
-      case '<':
-        out += "&lt;";
-        ++i;
-        continue;
-      case '>':
-        out += "&gt;";
-        ++i;
-        continue;
-      case '"':
-        out += "&quot;";
-        ++i;
-        continue;
-      case '\'':
-        out += "&apos;";
-        ++i;
-        continue;
-      case '\n':
-        out += "&#10;";
-        ++i;
-        continue;
-      case '\r':
-        out += "&#13;";
-        ++i;
-        continue;
-      case '\t':
-        out += "&#9;";
-        ++i;
-        continue;
-      default:
-        break;
-    }
-    if (c < 0x20) {  // XML 1.0 cannot hold these, not even as references
-      out += "\xEF\xBF\xBD";
-      ++i;
-      continue;
-    }
-    if (c < 0x80) {
-      out.push_back(char(c));
-      ++i;
-      continue;
-    }
-    // A whole, valid UTF-8 sequence passes; anything else becomes U+FFFD.
-    size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    bool ok = n && i + n <= s.size();
-    uint32_t cp = n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
-    for (size_t k = 1; ok && k < n; ++k) {
-      unsigned char d = static_cast<unsigned char>(s[i + k]);
-      ok = (d & 0xC0) == 0x80;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    ok = ok && !(n == 3 && cp < 0x800) && !(n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) &&
-         !(cp >= 0xD800 && cp <= 0xDFFF) && cp != 0xFFFE && cp != 0xFFFF;
-    if (!ok) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-      continue;
-    }
-    out.append(s.data() + i, n);
-    i += n;
-  }
-  return out;
 }
 
 std::string write_check_junit(const CheckResult& c) {

@@ -145,9 +145,5 @@ std::string write_check_json(const CheckResult& r);
 /// measured against limit) for each failed rule.
 std::string write_check_junit(const CheckResult& r);
 
-/// s escaped for XML text and attribute values: markup characters as
-/// entities, line breaks and tabs as character references, and characters
-/// XML 1.0 cannot hold (controls, invalid UTF-8) as U+FFFD.
-std::string xml_escape(std::string_view s);
 
 }  // namespace graphscope

@@ -699,19 +699,6 @@ TEST_CASE("the JSON report is graphscope.check/1 with every result") {
   CHECK(res[2]["message"].get<std::string>().find("node 2 scale 20 us") != std::string::npos);
 }
 
-TEST_CASE("xml_escape escapes markup and replaces what XML cannot hold") {
-  CHECK(xml_escape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&apos;");
-  CHECK(xml_escape("l1\nl2\tx\r") == "l1&#10;l2&#9;x&#13;");
-  CHECK(xml_escape(std::string("a\0b\x01", 4)) ==
-        "a\xEF\xBF\xBD"
-        "b\xEF\xBF\xBD");
-  CHECK(xml_escape("caf\xC3\xA9 \xE2\x82\xAC") == "caf\xC3\xA9 \xE2\x82\xAC");  // valid UTF-8 kept
-  CHECK(xml_escape("\xFF\xC3") == "\xEF\xBF\xBD\xEF\xBF\xBD");                  // invalid bytes replaced
-  CHECK(xml_escape("\xED\xA0\x80") ==
-        "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate is not a character
-  CHECK(xml_escape("\xEF\xBF\xBE") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // nor U+FFFE
-}
-
 TEST_CASE("JUnit XML has one testsuite, one testcase per rule, and escaped failures") {
   // A kernel name as hostile as a graph may carry: markup, quotes, a control character.
   GraphDocument doc = make_doc({{NodeType::kernel, "_Z<T&\"x'>\x01", {}}, {NodeType::kernel, "_Z1bv", {0}}});
