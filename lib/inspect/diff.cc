@@ -43,7 +43,7 @@
 
 #include "demangle.h"
 #include "json_writer.h"
-#include "validate.h"
+#include "topology.h"
 
 namespace graphscope {
 namespace {
@@ -266,31 +266,11 @@ void prepare(Context& c, Side& s) {
     }
   }
 
-  // Levels as summarize() counts them: nodes on the longest path from a
-  // root. The loader refused cycles, so Kahn's order covers every node.
-  std::vector<uint32_t> order, indegree(n);
-  order.reserve(n);
-  for (size_t v = 0; v < n; ++v)
-    if (!(indegree[v] = s.dep_start[v + 1] - s.dep_start[v])) order.push_back(uint32_t(v));
-  for (size_t h = 0; h < order.size(); ++h)
-    for (uint32_t k = s.succ_start[order[h]]; k < s.succ_start[order[h] + 1]; ++k)
-      if (--indegree[s.succ_to[k]] == 0) order.push_back(s.succ_to[k]);
-  if (order.size() != n) topological_order(s.g, "nodes", "graph");  // names the cycle
-  s.level.assign(n, 1);
-  s.rlevel.assign(n, 1);
-  for (uint32_t v : order)
-    for (uint32_t k = s.dep_start[v]; k < s.dep_start[v + 1]; ++k)
-      s.level[v] = std::max(s.level[v], s.level[s.dep_from[k]] + 1);
-  for (size_t h = order.size(); h-- > 0;) {
-    uint32_t v = order[h];
-    for (uint32_t k = s.succ_start[v]; k < s.succ_start[v + 1]; ++k)
-      s.rlevel[v] = std::max(s.rlevel[v], s.rlevel[s.succ_to[k]] + 1);
-  }
-  for (uint32_t l : s.level) s.depth = std::max<size_t>(s.depth, l);
-  std::vector<size_t> per_level(n ? s.depth + 1 : 0, 0);
-  for (uint32_t l : s.level) ++per_level[l];
-  for (size_t l = 1; l < per_level.size(); ++l)
-    if (per_level[l] > s.width) s.width = per_level[l], s.width_level = l;
+  // Levels as the summary counts them (topology.h); the loader refused cycles.
+  Topology t = topology(s.g, "nodes", "graph");
+  s.level = std::move(t.level);
+  s.rlevel = std::move(t.height);
+  s.depth = t.depth, s.width = t.width, s.width_level = t.width_level;
 
   s.pos_label.resize(n);
   for (size_t i = 0; i < n; ++i) s.pos_label[i] = combine(s.label[i], combine(s.level[i], s.rlevel[i]));

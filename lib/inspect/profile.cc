@@ -16,7 +16,7 @@
 #include "json_writer.h"
 #include "order.h"
 #include "parallel.h"
-#include "validate.h"
+#include "topology.h"
 
 namespace graphscope {
 
@@ -412,12 +412,10 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   const size_t R = front.size();
   r.replays = uint32_t(R);
 
-  std::vector<uint32_t> order = topological_order(g, "nodes", "graph");
+  Topology topo = topology(g, "nodes", "graph");
+  const std::vector<uint32_t>& order = topo.order;
+  const std::vector<uint32_t>& level = topo.level;  // for Reachability
   const DependencyLists deps(g);
-  std::vector<uint32_t> level(n, 0);  // for Reachability
-  for (uint32_t i : order)
-    for (const uint32_t* d = deps.first(i); d != deps.last(i); ++d)
-      level[i] = std::max(level[i], level[*d] + 1);
   // Replays are independent: each worker times a share of them. Per node and
   // replay (replay-major): its record, the first by start (then position),
   // and its times. Which activity a node observably waited for is found

@@ -7,7 +7,7 @@
 
 #include "demangle.h"
 #include "json_tape.h"
-#include "validate.h"
+#include "topology.h"
 
 namespace graphscope {
 namespace {
@@ -50,21 +50,10 @@ GraphSummary summarize(const GraphDocument& doc, size_t top) {
             [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
   if (s.top_kernels.size() > top) s.top_kernels.resize(top);
 
-  // Levels of the root graph: a node's level is the number of nodes on the
-  // longest path from a root to it, so depth is the longest path.
+  // Depth and width of the root graph (levels count nodes from a root).
   const auto& nodes = doc.root.nodes;
-  std::vector<uint32_t> order = topological_order(doc.root, "nodes", "graph");
-  std::vector<uint32_t> level(nodes.size(), 0);
-  for (uint32_t i : order) {
-    uint32_t l = 1;
-    for (const auto& d : nodes[i].dependencies) l = std::max(l, level[d.from] + 1);
-    level[i] = l;
-    s.depth = std::max<size_t>(s.depth, l);
-  }
-  std::vector<size_t> per_level(s.depth + 1, 0);
-  for (uint32_t l : level) ++per_level[l];
-  for (size_t l = 1; l < per_level.size(); ++l)
-    if (per_level[l] > s.width) s.width = per_level[l], s.width_level = l;
+  Topology t = topology(doc.root, "nodes", "graph");
+  s.depth = t.depth, s.width = t.width, s.width_level = t.width_level;
   for (const auto& n : nodes) {
     s.roots += n.dependencies.empty();
     s.leaves += n.dependents.empty();

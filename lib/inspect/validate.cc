@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "error.h"
+#include "topology.h"
 
 namespace graphscope {
 namespace {
@@ -82,42 +83,6 @@ void validate(const Graph& g, const std::string& where, const std::string& origi
 }
 
 }  // namespace
-
-std::vector<uint32_t> topological_order(const Graph& g, const std::string& where, const std::string& origin) {
-  const size_t n = g.nodes.size();
-  std::vector<uint32_t> indegree(n, 0), order;
-  order.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) indegree[i] = uint32_t(g.nodes[i].dependencies.size());
-  for (uint32_t i = 0; i < n; ++i)
-    if (indegree[i] == 0) order.push_back(i);
-  for (size_t head = 0; head < order.size(); ++head)
-    for (uint32_t next : g.nodes[order[head]].dependents)
-      if (next < n && --indegree[next] == 0) order.push_back(next);
-  if (order.size() != n) {
-    // Walk backwards along dependencies from any unplaced node until a node
-    // repeats: that stretch is a cycle.
-    uint32_t start = 0;
-    while (indegree[start] == 0) ++start;
-    std::vector<int64_t> seen(n, -1);
-    std::vector<uint32_t> path;
-    uint32_t cur = start;
-    while (seen[cur] < 0) {
-      seen[cur] = int64_t(path.size());
-      path.push_back(cur);
-      for (const auto& d : g.nodes[cur].dependencies)
-        if (d.from < n && indegree[d.from] != 0) {
-          cur = d.from;
-          break;
-        }
-    }
-    std::string cycle;
-    for (size_t k = size_t(seen[cur]); k < path.size(); ++k) cycle = std::to_string(path[k]) + " -> " + cycle;
-    cycle = std::to_string(cur) + " -> " + cycle;
-    cycle.resize(cycle.size() - 4);
-    throw_input(origin, where + "[" + std::to_string(cur) + "]: on a dependency cycle (" + cycle + ")");
-  }
-  return order;
-}
 
 void validate_graph(const GraphDocument& doc, const std::string& origin) {
   validate(doc.root, "nodes", origin, doc.exec_graph_id, 0);

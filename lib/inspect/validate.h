@@ -19,9 +19,4 @@ inline constexpr int kMaxNesting = 64;
 /// not (graph_id << 32) | node_id, bodies on nodes that cannot have them.
 void validate_graph(const GraphDocument& doc, const std::string& origin);
 
-/// Returns the nodes of g in a topological order (dependents must be
-/// linked), or throws Error(bad_input) naming the nodes of a cycle.
-std::vector<uint32_t> topological_order(const Graph& g, const std::string& where,
-                                        const std::string& origin);
-
 }  // namespace graphscope

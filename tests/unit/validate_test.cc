@@ -3,6 +3,7 @@
 #include "graph_builder.h"
 #include "inspect/error.h"
 #include "inspect/load.h"
+#include "inspect/topology.h"
 #include "inspect/validate.h"
 
 using namespace graphscope;
