@@ -87,9 +87,9 @@ int run_check(const CheckCli& c) {
     throw Error(ExitCode::usage, "check", "only one input can be standard input (-)");
 
   GraphDocument doc = load_graph(c.graph);
-  std::optional<ProfileFacts> profile;
+  std::optional<ProfileDocument> profile;
   if (!c.profile.empty()) {
-    profile = read_profile_report(read_file(c.profile), origin_of(c.profile));
+    profile = read_profile_json(read_file(c.profile), origin_of(c.profile));
     check_profile_matches(*profile, doc, origin_of(c.profile), origin_of(c.graph));
   }
   std::optional<GraphDocument> baseline;

@@ -19,6 +19,8 @@
 #include "inspect/json_writer.h"
 #include "inspect/load.h"
 #include "inspect/profile.h"
+#include "inspect/profile_json.h"
+#include "inspect/profile_report.h"
 #ifdef GRAPHSCOPE_HAVE_CUDA
 #include "capture/replay.h"
 #endif

@@ -52,6 +52,8 @@
 #include "inspect/io.h"
 #include "inspect/json_writer.h"
 #include "inspect/profile.h"
+#include "inspect/profile_json.h"
+#include "inspect/profile_report.h"
 
 namespace graphscope::inject {
 

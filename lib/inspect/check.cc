@@ -207,93 +207,6 @@ void check_rules_usable(const CheckRules& rules, bool have_profile) {
   }
 }
 
-ProfileFacts read_profile_report(const std::string& text, const std::string& origin) {
-  JsonTape t = JsonTape::parse(text, origin, 64);
-  JsonRead r(t, origin);
-  uint32_t root = t.root();
-  if (r.kind(root) != Kind::object)
-    r.fail("",
-           std::string("the document is ") + JsonTape::kind_name(r.kind(root)) + ", not a profile report");
-  r.schema(root, kProfileSchema, "a profile report", "{\"schema\": \"graphscope.profile/1\", ...}");
-  ProfileFacts p;
-  uint32_t v;
-  if ((v = t.find(root, "exec_graph_id")) != kAbsent && r.kind(v) != Kind::null) {
-    uint64_t id = r.count(v, "exec_graph_id", "a graph id");
-    if (id > UINT32_MAX) r.fail("exec_graph_id", std::to_string(id) + " is larger than 32 bits");
-    p.exec_graph_id = uint32_t(id);
-  }
-  if ((v = t.find(root, "replays")) != kAbsent) {
-    uint64_t n = r.count(v, "replays", "a count of replays");
-    p.replays = uint32_t(std::min<uint64_t>(n, UINT32_MAX));
-  }
-  uint32_t summary = r.object(r.required(root, "summary", ""), "summary", "an object");
-  p.makespan_us = r.non_negative(r.required(summary, "makespan_us", "summary"), "summary.makespan_us");
-  p.critical_path_us =
-      r.non_negative(r.required(summary, "critical_path_us", "summary"), "summary.critical_path_us");
-  uint32_t nodes = r.required(root, "nodes", "");
-  if (r.kind(nodes) != Kind::array) r.wrong(nodes, "nodes", "an array of node profiles");
-  uint32_t n = t.at(nodes).count;
-  p.nodes.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string path = at("nodes", i);
-    uint32_t o = r.object(t.element(nodes, i), path, "an object");
-    ProfileNodeFacts f;
-    uint64_t index = r.count(r.required(o, "index", path), at(path, "index"), "a node index");
-    if (index != i)
-      r.fail(at(path, "index"),
-             "is " + std::to_string(index) + ", expected " + std::to_string(i) + " (nodes in index order)");
-    f.index = i;
-    if ((v = t.find(o, "tools_id")) != kAbsent && r.kind(v) != Kind::null)
-      f.tools_id = r.count(v, at(path, "tools_id"), "a tools id");
-    if ((v = t.find(o, "kernel_name")) != kAbsent && r.kind(v) != Kind::null)
-      f.kernel_name = std::string(r.string(v, at(path, "kernel_name")));
-    v = r.required(o, "delay_us", path);
-    if (r.kind(v) != Kind::null) f.delay_us = r.number(v, at(path, "delay_us"));
-    std::string_view verdict = r.string(r.required(o, "verdict", path), at(path, "verdict"), 64);
-    if (verdict != "real" && verdict != "fake" && verdict != "none")
-      r.fail(at(path, "verdict"), quoted(verdict, 64) + " is not \"real\", \"fake\" or \"none\"");
-    f.verdict = std::string(verdict);
-    f.blocking = r.boolean(r.required(o, "blocking", path), at(path, "blocking"));
-    v = r.required(o, "blocker", path);
-    if (r.kind(v) != Kind::null) {
-      uint64_t b = r.count(v, at(path, "blocker"), "a node index or null");
-      if (b >= n)
-        r.fail(at(path, "blocker"),
-               std::to_string(b) + " is not a node index (the report has " + std::to_string(n) + " nodes)");
-      f.blocker = uint32_t(b);
-    }
-    if ((v = t.find(o, "cause")) != kAbsent && r.kind(v) != Kind::null)
-      f.cause = std::string(r.string(v, at(path, "cause"), 256));
-    // Blocking means a blocker and a fake verdict (SPEC.md); a report saying
-    // otherwise would make the blocking rule guess.
-    if (f.blocking && (f.verdict != "fake" || !f.blocker || !f.delay_us))
-      r.fail(at(path, "blocking"), "is true without a fake verdict, a blocker and a delay");
-    p.nodes.push_back(std::move(f));
-  }
-  return p;
-}
-
-void check_profile_matches(const ProfileFacts& p, const GraphDocument& doc, const std::string& profile_origin,
-                           const std::string& graph_origin) {
-  const auto& nodes = doc.root.nodes;
-  auto mismatch = [&](const std::string& why) {
-    throw_input(profile_origin, "not a report of " + graph_origin + ": " + why);
-  };
-  if (p.nodes.size() != nodes.size())
-    mismatch(plural(p.nodes.size(), "node", "nodes") + " against the graph's " +
-             std::to_string(nodes.size()));
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const auto& f = p.nodes[i];
-    const Node& n = nodes[i];
-    if (f.tools_id && n.tools_id && *f.tools_id != *n.tools_id)
-      mismatch("node " + std::to_string(i) + " has tools id " + std::to_string(*f.tools_id) +
-               " against the graph's " + std::to_string(*n.tools_id));
-    if (!f.kernel_name.empty() && f.kernel_name != n.kernel_name)
-      mismatch("node " + std::to_string(i) + " runs " + quoted(f.kernel_name, 64) + ", the graph's " +
-               (n.kernel_name.empty() ? std::string(to_string(n.type)) : quoted(n.kernel_name, 64)));
-  }
-}
-
 namespace {
 
 // Counts and forbidden nodes over the graph and its nested bodies.
@@ -379,7 +292,7 @@ RuleResult count_rule(std::string_view rule, size_t measured, uint64_t limit, co
 
 }  // namespace
 
-CheckResult run_checks(const GraphDocument& doc, const ProfileFacts* profile, const GraphDocument* baseline,
+CheckResult run_checks(const GraphDocument& doc, const ProfileDocument* profile, const GraphDocument* baseline,
                        const CheckRules& rules) {
   CheckResult out;
   Walk w(rules);
@@ -449,15 +362,16 @@ CheckResult run_checks(const GraphDocument& doc, const ProfileFacts* profile, co
     r.rule = std::string(kBlockingFake);
     r.unit = "us";
     r.limit = limit;
-    std::vector<const ProfileNodeFacts*> over;
+    const ProfileReport& report = profile->report;
+    std::vector<const NodeProfile*> over;
     size_t blocking = 0;
-    for (const auto& f : profile->nodes) {
-      if (!f.blocking || f.verdict != "fake" || !f.delay_us) continue;
+    for (const auto& f : report.nodes) {
+      if (!f.blocking || f.verdict != Verdict::fake || !f.replays) continue;
       ++blocking;
-      r.measured = std::max(r.measured, *f.delay_us);
-      if (*f.delay_us > limit) over.push_back(&f);
+      r.measured = std::max(r.measured, f.delay_us);
+      if (f.delay_us > limit) over.push_back(&f);
     }
-    std::stable_sort(over.begin(), over.end(), [](auto* a, auto* b) { return *a->delay_us > *b->delay_us; });
+    std::stable_sort(over.begin(), over.end(), [](auto* a, auto* b) { return a->delay_us > b->delay_us; });
     r.offender_count = over.size();
     auto kernel_of = [&](uint32_t i) -> std::string {
       if (i < profile->nodes.size() && !profile->nodes[i].kernel_name.empty())
@@ -501,11 +415,11 @@ CheckResult run_checks(const GraphDocument& doc, const ProfileFacts* profile, co
     RuleResult r;
     r.rule = std::string(kEfficiency);
     r.limit = limit;
-    r.details = {{"critical_path_us", profile->critical_path_us}, {"makespan_us", profile->makespan_us}};
-    std::string figures = "critical_path_us / makespan_us = " + num2(profile->critical_path_us) + " / " +
-                          num2(profile->makespan_us) + " us";
-    if (profile->makespan_us > 0) {
-      r.measured = profile->critical_path_us / profile->makespan_us;
+    r.details = {{"critical_path_us", profile->report.critical_path_us}, {"makespan_us", profile->report.makespan_us}};
+    std::string figures = "critical_path_us / makespan_us = " + num2(profile->report.critical_path_us) + " / " +
+                          num2(profile->report.makespan_us) + " us";
+    if (profile->report.makespan_us > 0) {
+      r.measured = profile->report.critical_path_us / profile->report.makespan_us;
       r.passed = r.measured >= limit;
       r.summary = fmt("%.3f", r.measured) + (r.passed ? " >= " : " < ") + num(limit);
       r.note = figures;

@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "graph.h"
+#include "profile_json.h"
 
 namespace graphscope {
 
@@ -66,36 +67,6 @@ void override_rules(CheckRules& base, const CheckRules& flags);
 /// a profile report when have_profile is false.
 void check_rules_usable(const CheckRules& rules, bool have_profile);
 
-/// What a check needs of a node of a profile report.
-struct ProfileNodeFacts {
-  uint32_t index = 0;
-  std::optional<uint64_t> tools_id;
-  std::string kernel_name;         // mangled; empty for non-kernel nodes
-  std::optional<double> delay_us;  // null when the node had no record
-  std::string verdict;             // "real", "fake" or "none"
-  bool blocking = false;
-  std::optional<uint32_t> blocker;
-  std::string cause;
-};
-
-/// What a check needs of a "graphscope.profile/1" report.
-struct ProfileFacts {
-  std::optional<uint32_t> exec_graph_id;
-  uint32_t replays = 0;
-  double makespan_us = 0, critical_path_us = 0;
-  std::vector<ProfileNodeFacts> nodes;  // in index order
-};
-
-/// Reads the parts of a profile report a check needs. Throws
-/// Error(bad_input) "origin (json.path: why)" when it is not valid JSON, its
-/// schema is not graphscope.profile/1, or a needed field is missing or wrong.
-ProfileFacts read_profile_report(const std::string& text, const std::string& origin);
-
-/// Throws Error(bad_input) naming the report when it does not describe the
-/// graph: another node count, or a node whose tools id or kernel differs.
-void check_profile_matches(const ProfileFacts& p, const GraphDocument& doc, const std::string& profile_origin,
-                           const std::string& graph_origin);
-
 /// A node a failing rule names.
 struct CheckOffender {
   std::string node;  // "12", or "3/0/1" for node 1 of body 0 of node 3
@@ -134,7 +105,7 @@ struct CheckResult {
 
 /// Runs every rule that is set. profile is needed by the profile rules and
 /// baseline by the node count tolerance (check_rules_usable says so first).
-CheckResult run_checks(const GraphDocument& doc, const ProfileFacts* profile, const GraphDocument* baseline,
+CheckResult run_checks(const GraphDocument& doc, const ProfileDocument* profile, const GraphDocument* baseline,
                        const CheckRules& rules);
 
 /// One line per rule ("PASS max_nodes  66 nodes <= 500 ..."), then a total.

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "json_tape.h"
 #include "json_writer.h"
+#include "lane.h"
 #include "parallel.h"
 #include "trace_scan.h"
 
@@ -294,41 +295,9 @@ constexpr size_t kMaxActivityLine = 512;
 constexpr size_t kMaxFlowLine = 256;
 constexpr size_t kMaxMetadataLine = 256;
 
-// Where activities serialize: (device, channel type, channel) or the stream.
-struct LaneKey {
-  uint32_t device = 0;
-  uint8_t type = 0;  // 0: no channel, id is the stream
-  uint32_t id = 0;
-  friend bool operator==(const LaneKey& a, const LaneKey& b) {
-    return a.device == b.device && a.type == b.type && a.id == b.id;
-  }
-};
-struct LaneHash {
-  size_t operator()(const LaneKey& k) const {
-    uint64_t h = (uint64_t(k.device) << 40) ^ (uint64_t(k.type) << 32) ^ k.id;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return size_t(h);
-  }
-};
-
-LaneKey lane_of(const Activity& a) {
-  if (a.channel_type == 0) return {a.device, 0, a.stream};
-  return {a.device, a.channel_type, a.channel_id};
-}
-
-// Compute channels first, then copy channels, other channel types, streams.
-int lane_rank(uint8_t type) { return type == 1 ? 0 : type == 2 ? 1 : type == 0 ? 3 : 2; }
-
-std::string describe_lane(const LaneKey& k) {
-  switch (k.type) {
-    case 0: return "stream " + std::to_string(k.id);
-    case 1: return "compute channel " + std::to_string(k.id);
-    case 2: return "copy channel " + std::to_string(k.id);
-    default: return "channel " + std::to_string(k.id) + " (type " + std::to_string(k.type) + ")";
-  }
-}
+// A lane's track name: its description without the device (each device is
+// a process of its own).
+std::string describe_lane(const Lane& l) { return describe(Lane{0, l.channel_type, l.id}); }
 
 struct Flow {
   uint32_t from, to;  // activity indices
@@ -344,63 +313,46 @@ struct Join {
   size_t edge_flows = 0, fake_flows = 0;
 };
 
-std::optional<uint32_t> exec_graph_of(const Activity& a) {
-  if (a.graph_node_id) return uint32_t(*a.graph_node_id >> 32);
-  return a.graph_id;
-}
-
-Join join_graph(const Trace& trace, const GraphDocument& doc, const ProfileReport* report) {
+Join join_graph(const Trace& trace, const GraphDocument& doc, const ProfileReport* report, const TraceJoin* join) {
   Join j;
   const auto& acts = trace.activities;
   const auto& nodes = doc.root.nodes;
   j.node_of.assign(acts.size(), -1);
-  if (report) {
-    j.exec = report->exec_graph_id;
-  } else if (doc.exec_graph_id) {
-    j.exec = doc.exec_graph_id;
-  } else {
-    // Not instantiated: the trace's exec graph, when it has exactly one.
-    std::optional<uint32_t> only;
-    bool several = false;
-    for (const auto& a : acts) {
-      auto g = exec_graph_of(a);
-      if (!g || !a.graph_node_id) continue;
-      if (only && *only != *g) several = true;
-      only = g;
+  // The join (join.h): the one given, else made here; a trace it cannot be
+  // joined to (several exec graphs and none named, none of the graph's
+  // records) is written without nodes and edges.
+  std::optional<TraceJoin> own;
+  if (!join && !nodes.empty()) {
+    try {
+      own = join_trace(doc, trace, JoinOptions{report ? std::optional<uint32_t>(report->exec_graph_id) : std::nullopt});
+      join = &*own;
+    } catch (const Error&) {
     }
-    if (!several) j.exec = only;
   }
-  if (!j.exec || nodes.empty()) return j;
+  if (!join || nodes.empty()) return j;
+  j.exec = join->exec_graph_id;
 
-  std::unordered_map<uint32_t, uint32_t> by_local;  // local node id -> index
-  by_local.reserve(nodes.size());
-  for (uint32_t i = 0; i < nodes.size(); ++i) {
-    uint32_t local = nodes[i].tools_id ? uint32_t(*nodes[i].tools_id & 0xffffffffu) : nodes[i].node_id;
-    by_local.emplace(local, i);
-  }
   struct Hit {
-    uint32_t corr, node, act;
+    uint32_t replay, node, act;
   };
   std::vector<Hit> hits;
   for (uint32_t i = 0; i < acts.size(); ++i) {
-    const auto& a = acts[i];
-    if (!a.graph_node_id || uint32_t(*a.graph_node_id >> 32) != *j.exec) continue;
-    auto it = by_local.find(uint32_t(*a.graph_node_id & 0xffffffffu));
-    if (it == by_local.end()) continue;
-    j.node_of[i] = int32_t(it->second);
-    hits.push_back({a.correlation, it->second, i});
+    const uint32_t node = join->node_of[i];
+    if (node == kNoNode) continue;
+    j.node_of[i] = int32_t(node);
+    hits.push_back({join->replay_of[i], node, i});
   }
   std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
-    return a.corr != b.corr ? a.corr < b.corr : a.node != b.node ? a.node < b.node : a.act < b.act;
+    return a.replay != b.replay ? a.replay < b.replay : a.node != b.node ? a.node < b.node : a.act < b.act;
   });
   // One slot per (replay, node): its first-starting and last-ending activity.
   struct Slot {
-    uint32_t corr, node, first, last;
+    uint32_t replay, node, first, last;
   };
   std::vector<Slot> slots;
   for (const auto& h : hits) {
-    if (slots.empty() || slots.back().corr != h.corr || slots.back().node != h.node) {
-      slots.push_back({h.corr, h.node, h.act, h.act});
+    if (slots.empty() || slots.back().replay != h.replay || slots.back().node != h.node) {
+      slots.push_back({h.replay, h.node, h.act, h.act});
       continue;
     }
     auto& s = slots.back();
@@ -440,7 +392,7 @@ Join join_graph(const Trace& trace, const GraphDocument& doc, const ProfileRepor
   std::vector<uint32_t> stack;
   for (size_t b = 0; b < slots.size();) {
     size_t e = b;
-    while (e < slots.size() && slots[e].corr == slots[b].corr) ++e;
+    while (e < slots.size() && slots[e].replay == slots[b].replay) ++e;
     ++j.replays;
     for (size_t s = b; s < e; ++s) slot_of[slots[s].node] = int32_t(s);
     for (size_t s = b; s < e; ++s) {
@@ -793,19 +745,20 @@ Trace detail::read_chrome_trace_strict(std::string_view text, const std::string&
   return read_whole(text, origin);
 }
 
-std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, const ProfileReport* report) {
+std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, const ProfileReport* report,
+                               const TraceJoin* trace_join) {
   const auto& acts = trace.activities;
   const size_t n = acts.size();
 
   // Lanes, in order of first use; few in practice, so looked up by a short
   // scan before the hash table.
-  std::unordered_map<LaneKey, uint32_t, LaneHash> lane_index;
-  std::vector<LaneKey> lanes;
+  std::unordered_map<Lane, uint32_t, LaneHash> lane_index;
+  std::vector<Lane> lanes;
   std::vector<uint32_t> lane_of_act(n);
   uint64_t base = n ? UINT64_MAX : 0;  // times are written from the first start
   for (size_t i = 0; i < n; ++i) {
     base = std::min(base, acts[i].start_ns);
-    LaneKey k = lane_of(acts[i]);
+    Lane k = lane_of(acts[i]);
     uint32_t found = kNone;
     if (lanes.size() <= 16) {
       for (uint32_t l = 0; l < lanes.size(); ++l)
@@ -829,11 +782,11 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
   std::vector<uint32_t> order(lanes.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-    const LaneKey &a = lanes[x], &b = lanes[y];
+    const Lane &a = lanes[x], &b = lanes[y];
     if (a.device != b.device) return a.device < b.device;
-    if (lane_rank(a.type) != lane_rank(b.type)) return lane_rank(a.type) < lane_rank(b.type);
-    if (a.type != b.type) return a.type < b.type;
-    return a.id < b.id;
+    if (lane_rank(a.channel_type) != lane_rank(b.channel_type))
+      return lane_rank(a.channel_type) < lane_rank(b.channel_type);
+    return a < b;
   });
 
   // Activities that overlap on one lane (concurrent kernels on a shared
@@ -906,7 +859,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
   Join join;
   std::vector<std::string> node_args;
   if (doc) {
-    join = join_graph(trace, *doc, report);
+    join = join_graph(trace, *doc, report, trace_join);
     std::vector<const NodeProfile*> profile(doc->root.nodes.size(), nullptr);
     if (report)
       for (const auto& p : report->nodes)
@@ -996,7 +949,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
 
   // Metadata: process names (GPU n) and thread names (lanes and their rows).
   for (size_t r = 0; r < order.size(); ++r) {
-    const LaneKey& k = lanes[order[r]];
+    const Lane& k = lanes[order[r]];
     if (r == 0 || lanes[order[r - 1]].device != k.device) {
       begin_line(kMaxMetadataLine);
       l.lit("{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": ");

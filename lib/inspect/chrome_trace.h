@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "graph.h"
+#include "join.h"
 #include "profile.h"
 #include "trace.h"
 
@@ -39,7 +40,8 @@ Trace read_chrome_trace(std::string_view text, const std::string& origin);
 /// doc): verdicts on nodes ("verdict", and for fake ones the observed
 /// dependency, blocking, delay and cause) and flow arrows (cat "fake
 /// dependency") from the observed activity to the fake-dependent one.
-/// Deterministic.
+/// The join of activities to nodes is `join` when given (the one the
+/// report was made of), else made here (join.h). Deterministic.
 namespace detail {
 /// read_chrome_trace with the events array read in `threads` byte ranges at
 /// once (0: by the text's size and the machine's cores). The result is the
@@ -51,6 +53,6 @@ Trace read_chrome_trace_strict(std::string_view text, const std::string& origin)
 }  // namespace detail
 
 std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc = nullptr,
-                               const ProfileReport* report = nullptr);
+                               const ProfileReport* report = nullptr, const TraceJoin* join = nullptr);
 
 }  // namespace graphscope

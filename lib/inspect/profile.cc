@@ -13,6 +13,8 @@
 
 #include "demangle.h"
 #include "error.h"
+#include "id_map.h"
+#include "join.h"
 #include "json_writer.h"
 #include "order.h"
 #include "parallel.h"
@@ -29,22 +31,15 @@ std::string_view to_string(Verdict v) {
   return "none";
 }
 
-std::string describe(const Lane& l) {
-  std::string s = l.channel_type == 1   ? "compute channel "
-                  : l.channel_type == 2 ? "copy channel "
-                  : l.channel_type == 0 ? "stream "
-                                        : "channel type " + std::to_string(l.channel_type) + " id ";
-  s += std::to_string(l.id);
-  if (l.device) s += " (device " + std::to_string(l.device) + ")";
-  return s;
+bool parse_verdict(std::string_view s, Verdict* out) {
+  if (s == "none") *out = Verdict::none;
+  else if (s == "real") *out = Verdict::real;
+  else if (s == "fake") *out = Verdict::fake;
+  else return false;
+  return true;
 }
 
 namespace {
-
-Lane lane_of(const Activity& a) {
-  if (a.channel_type == 0) return Lane{a.device, 0, a.stream};
-  return Lane{a.device, a.channel_type, a.channel_id};
-}
 
 double median(std::vector<double>& v) {
   if (v.empty()) return 0;
@@ -114,54 +109,6 @@ class Reachability {
 };
 
 constexpr uint32_t kNone = UINT32_MAX;
-
-// Small dense ids for keys of up to 96 bits (a lane, a correlation id, a
-// node's local id), numbered in order of first sight. Open addressing: this
-// runs once per record, where std::unordered_map would allocate a node per
-// key and chase a pointer per lookup.
-class IdMap {
- public:
-  struct Key {
-    uint64_t hi = 0;
-    uint32_t lo = 0;
-    friend bool operator<(const Key& a, const Key& b) { return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo; }
-    friend bool operator==(const Key& a, const Key& b) { return a.hi == b.hi && a.lo == b.lo; }
-  };
-  uint32_t id(uint64_t hi, uint32_t lo) {
-    if (2 * (keys_.size() + 1) > slots_.size()) grow();
-    const size_t mask = slots_.size() - 1;
-    for (size_t h = hash(hi, lo) & mask;; h = (h + 1) & mask) {
-      uint32_t s = slots_[h];
-      if (s == kNone) {
-        slots_[h] = uint32_t(keys_.size());
-        keys_.push_back({hi, lo});
-        return slots_[h];
-      }
-      if (keys_[s].hi == hi && keys_[s].lo == lo) return s;
-    }
-  }
-  const std::vector<Key>& keys() const { return keys_; }
-
- private:
-  static size_t hash(uint64_t hi, uint32_t lo) {
-    uint64_t x = hi * 0x9e3779b97f4a7c15ull ^ (lo + 0x632be59bd9b4e019ull);
-    x ^= x >> 31;
-    x *= 0xbf58476d1ce4e5b9ull;
-    return size_t(x ^ (x >> 29));
-  }
-  void grow() {
-    std::vector<uint32_t> slots(std::max<size_t>(16, 2 * slots_.size()), kNone);
-    const size_t mask = slots.size() - 1;
-    for (uint32_t s = 0; s < keys_.size(); ++s) {
-      size_t h = hash(keys_[s].hi, keys_[s].lo) & mask;
-      while (slots[h] != kNone) h = (h + 1) & mask;
-      slots[h] = s;
-    }
-    slots_.swap(slots);
-  }
-  std::vector<uint32_t> slots_;
-  std::vector<Key> keys_;
-};
 
 IdMap::Key lane_key(const Activity& a) {
   Lane l = lane_of(a);
@@ -244,6 +191,11 @@ struct LaneUse {
 }  // namespace
 
 ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const ProfileOptions& opt) {
+  return analyze_profile(doc, trace, join_trace(doc, trace, JoinOptions{opt.exec_graph_id}), opt);
+}
+
+ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const TraceJoin& join,
+                              const ProfileOptions& opt) {
   const Graph& g = doc.root;
   const size_t n = g.nodes.size();
   const double tol = opt.tolerance_us, thr = opt.threshold_us;
@@ -252,51 +204,17 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   ProfileReport r;
   r.threshold_us = thr;
   r.tolerance_us = tol;
-  if (N >= kNone) throw_input("trace", "more than " + std::to_string(kNone - 1) + " records");
 
-  // One pass over the records, in slices: the records per graph id, and each
-  // record's lane, numbered per slice (made global below).
+  // Each record's lane, in slices, numbered per slice (made global below).
   const unsigned scan_workers = worker_count(N, 100000);
-  std::vector<std::map<uint32_t, size_t>> graphs_of(scan_workers);
   std::vector<IdMap> lanes_of(scan_workers);
   std::vector<uint32_t> lane(N);
   parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
-    size_t* count = nullptr;  // of the previous record's graph: records come in runs
-    uint32_t last = 0;
     for (size_t j = begin; j < end; ++j) {
-      const Activity& a = acts[j];
-      if (a.graph_id) {
-        if (!count || *a.graph_id != last) last = *a.graph_id, count = &graphs_of[w][last];
-        ++*count;
-      }
-      IdMap::Key k = lane_key(a);
+      IdMap::Key k = lane_key(acts[j]);
       lane[j] = lanes_of[w].id(k.hi, k.lo);
     }
   });
-  std::map<uint32_t, size_t> per_graph;
-  for (const auto& m : graphs_of)
-    for (const auto& [id, count] : m) per_graph[id] += count;
-
-  // Which exec graph.
-  auto listed = [&] {
-    std::string s;
-    for (const auto& [id, count] : per_graph)
-      s += (s.empty() ? "" : ", ") + std::to_string(id) + " (" + std::to_string(count) + " records)";
-    return s.empty() ? std::string("none: no record carries a graph id") : s;
-  };
-  uint32_t exec = 0;
-  if (opt.exec_graph_id) exec = *opt.exec_graph_id;
-  else if (doc.exec_graph_id && per_graph.count(*doc.exec_graph_id)) exec = *doc.exec_graph_id;
-  else if (per_graph.size() == 1) exec = per_graph.begin()->first;
-  else if (per_graph.empty())
-    throw_input("trace", "no record belongs to a graph replay (no graph id in any record): nothing to join");
-  else
-    throw Error(ExitCode::usage, "several exec graphs in the trace",
-                "pick one with --exec-graph-id; the trace has " + listed());
-  if (!per_graph.count(exec))
-    throw_input("trace", "no record of exec graph " + std::to_string(exec) + "; the trace has " + listed());
-  r.exec_graph_id = exec;
-
   // Lanes numbered in (device, channel type, id) order: the order of the
   // report's lanes, and a device's lanes are consecutive.
   std::vector<IdMap::Key> lane_keys;
@@ -310,106 +228,16 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
       lane_ids[w].push_back(
           uint32_t(std::lower_bound(lane_keys.begin(), lane_keys.end(), k) - lane_keys.begin()));
 
-  // Join: the low 32 bits of the record's graph node id are the node's local
-  // id; the first node of a local id has it. Local ids are usually the
-  // indices: then a table, else a hash map.
-  uint32_t max_local = 0;
-  for (const auto& node : g.nodes) max_local = std::max(max_local, node.node_id);
-  const bool dense = n && max_local <= 4 * n + 1024;
-  std::vector<uint32_t> node_by_local(dense ? size_t(max_local) + 1 : 0, kNone);
-  std::unordered_map<uint32_t, uint32_t> by_local;
-  for (const auto& node : g.nodes) {
-    if (!dense) by_local.emplace(node.node_id, node.index);
-    else if (node_by_local[node.node_id] == kNone) node_by_local[node.node_id] = node.index;
-  }
-  auto join = [&](uint32_t local) -> uint32_t {
-    if (dense) return local < node_by_local.size() ? node_by_local[local] : kNone;
-    auto it = by_local.find(local);
-    return it == by_local.end() ? kNone : it->second;
-  };
-
-  // Second pass, same slices: global lane ids, each of the exec graph's
-  // records' node (node_of) and correlation id, numbered per slice in
-  // replay_of for now, with the earliest start of each.
-  std::vector<uint32_t> node_of(N, kNone), replay_of(N, kNone);
-  std::vector<size_t> others(scan_workers, 0);
-  std::vector<IdMap> corrs_of(scan_workers);
-  std::vector<std::vector<uint64_t>> first_of(scan_workers);
   parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
-    auto& first = first_of[w];
-    for (size_t j = begin; j < end; ++j) {
-      lane[j] = lane_ids[w][lane[j]];
-      const Activity& a = acts[j];
-      if (!a.graph_id || *a.graph_id != exec) {
-        ++others[w];
-        continue;
-      }
-      if (a.graph_node_id) node_of[j] = join(uint32_t(*a.graph_node_id & 0xffffffffu));
-      uint32_t c = corrs_of[w].id(0, a.correlation);
-      if (c == first.size()) first.push_back(a.start_ns);
-      else first[c] = std::min(first[c], a.start_ns);
-      replay_of[j] = c;
-    }
+    for (size_t j = begin; j < end; ++j) lane[j] = lane_ids[w][lane[j]];
   });
-  for (size_t o : others) r.other_records += o;
-  bool have_corr = false;
-  for (const auto& m : corrs_of)
-    for (const auto& k : m.keys()) have_corr |= k.lo != 0;
 
-  // Replays: the records of one graph launch share its correlation id.
-  // Without correlation ids, a node's k-th record (by start, then position)
-  // belongs to replay k. Either way each key's earliest start, in key order.
-  std::vector<uint64_t> front;
-  if (have_corr) {
-    std::vector<uint32_t> corr;
-    for (const auto& m : corrs_of)
-      for (const auto& k : m.keys()) corr.push_back(k.lo);
-    std::sort(corr.begin(), corr.end());
-    corr.erase(std::unique(corr.begin(), corr.end()), corr.end());
-    front.assign(corr.size(), UINT64_MAX);
-    std::vector<std::vector<uint32_t>> key_of(scan_workers);
-    for (unsigned w = 0; w < scan_workers; ++w)
-      for (size_t c = 0; c < corrs_of[w].keys().size(); ++c) {
-        uint32_t key =
-            uint32_t(std::lower_bound(corr.begin(), corr.end(), corrs_of[w].keys()[c].lo) - corr.begin());
-        key_of[w].push_back(key);
-        front[key] = std::min(front[key], first_of[w][c]);
-      }
-    parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
-      for (size_t j = begin; j < end; ++j)
-        if (replay_of[j] != kNone) replay_of[j] = key_of[w][replay_of[j]];
-    });
-  } else {
-    std::vector<uint32_t> mine;
-    for (size_t j = 0; j < N; ++j)
-      if (replay_of[j] != kNone) mine.push_back(uint32_t(j));
-    IdMap locals;
-    std::vector<uint32_t> seen;
-    for (uint32_t p : order_by(mine.size(), [&](size_t p) { return acts[mine[p]].start_ns; })) {
-      const Activity& a = acts[mine[p]];
-      uint32_t local = a.graph_node_id ? uint32_t(*a.graph_node_id & 0xffffffffu) : 0xffffffffu;
-      uint32_t id = locals.id(0, local);
-      if (id == seen.size()) seen.push_back(0);
-      uint32_t key = seen[id]++;
-      if (key == front.size()) front.push_back(a.start_ns);  // the key's first record: the earliest
-      replay_of[mine[p]] = key;
-    }
-  }
-  // Replays in time order (by std::sort with the same comparisons, so ties
-  // fall as they always have).
-  std::vector<uint32_t> by_start(front.size());
-  for (uint32_t k = 0; k < by_start.size(); ++k) by_start[k] = k;
-  std::sort(by_start.begin(), by_start.end(), [&](uint32_t x, uint32_t y) { return front[x] < front[y]; });
-  std::vector<uint32_t> replay_of_key(front.size());
-  for (uint32_t k = 0; k < by_start.size(); ++k) replay_of_key[by_start[k]] = k;
-  // Which replay each of the graph's records belongs to: records of the same
-  // graph from another replay are ordered by the launch stream, not by this
-  // replay's graph, and are never taken as a node's observed dependency.
-  parallel_slices(N, scan_workers, [&](unsigned, size_t begin, size_t end) {
-    for (size_t j = begin; j < end; ++j)
-      if (replay_of[j] != kNone) replay_of[j] = replay_of_key[replay_of[j]];
-  });
-  const size_t R = front.size();
+  // The join (join.h): each record's node and replay.
+  r.exec_graph_id = join.exec_graph_id;
+  r.other_records = join.other_records;
+  const std::vector<uint32_t>& node_of = join.node_of;
+  const std::vector<uint32_t>& replay_of = join.replay_of;
+  const size_t R = join.replays;
   r.replays = uint32_t(R);
 
   Topology topo = topology(g, "nodes", "graph");
@@ -763,285 +591,6 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   std::sort(r.streams.begin(), r.streams.end());
   r.streams.erase(std::unique(r.streams.begin(), r.streams.end()), r.streams.end());
   return r;
-}
-
-namespace {
-
-std::string node_name(const GraphDocument& doc, uint32_t i) {
-  const Node& n = doc.root.nodes[i];
-  if (n.type == NodeType::kernel) return short_kernel_name(n.kernel_name, 36);
-  return std::string(to_string(n.type));
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-}  // namespace
-
-std::string format_profile(const ProfileReport& r, const GraphDocument& doc, size_t top) {
-  std::string out;
-  char buf[512];
-  auto line = [&](const char* key, const std::string& value) {
-    std::snprintf(buf, sizeof buf, "%-14s %s\n", key, value.c_str());
-    out += buf;
-  };
-  line("profile", "exec graph " + std::to_string(r.exec_graph_id) + ", " + std::to_string(r.replays) +
-                      " replays; delayed past " + fmt("%.3g", r.threshold_us) + " us, tolerance " +
-                      fmt("%.3g", r.tolerance_us) + " us");
-  std::string cp = fmt("%.1f", r.critical_path_us) + " us";
-  if (r.makespan_us > 0) cp += " (" + fmt("%.0f", 100.0 * r.critical_path_us / r.makespan_us) + "% of the makespan)";
-  line("makespan", fmt("%.1f", r.makespan_us) + " us (median over replays)");
-  line("critical path", cp);
-  line("dependencies", std::to_string(r.real) + " real, " + std::to_string(r.fake) + " fake (" +
-                           std::to_string(r.blocking) + " blocking), " + std::to_string(r.none) + " none");
-  line("time lost", fmt("%.1f", r.time_lost_us) + " us: delays of blocked nodes, summed (they may overlap)");
-  if (r.blocking_lane_busy)
-    line("note", std::to_string(r.blocking_lane_busy) + " of the " + std::to_string(r.blocking) +
-                     " blocking nodes started while other work still ran on their own lane: that lane was not "
-                     "serializing them, their blocker only ended first; their delay is dispatch (work launched one "
-                     "by one), not a wait for the blocker");
-  line("records", std::to_string(r.nodes_without_records) + " nodes without a record, " +
-                      std::to_string(r.unmatched_records) + " records matching no node, " +
-                      std::to_string(r.other_records) + " records of other work");
-  // Worst delays first.
-  std::vector<uint32_t> idx;
-  for (const auto& p : r.nodes)
-    if (p.replays) idx.push_back(p.index);
-  std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-    return r.nodes[a].delay_us != r.nodes[b].delay_us ? r.nodes[a].delay_us > r.nodes[b].delay_us : a < b;
-  });
-  if (idx.size() > top) idx.resize(top);
-  out += "\nworst delays (us, medians)\n";
-  std::snprintf(buf, sizeof buf, "  %5s  %-36s %9s %9s %9s  %-7s %s\n", "node", "name", "delay", "ready", "start",
-                "verdict", "observed dependency");
-  out += buf;
-  for (uint32_t i : idx) {
-    const auto& p = r.nodes[i];
-    std::string obs = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " + node_name(doc, *p.observed_dependency)
-                      : !p.observed_other.empty() ? "(outside the graph) " + short_kernel_name(p.observed_other, 30)
-                                                  : "-";
-    if (p.blocking) obs += " [blocking, " + p.cause + (p.lane_busy ? ", lane busy" : "") + "]";
-    std::snprintf(buf, sizeof buf, "  %5u  %-36s %9.2f %9.2f %9.2f  %-7s %s\n", i, node_name(doc, i).c_str(), p.delay_us,
-                  p.ready_us, p.start_us, std::string(to_string(p.verdict)).c_str(), obs.c_str());
-    out += buf;
-  }
-  bool any_fake = false;
-  for (const auto& p : r.nodes) {
-    if (p.verdict != Verdict::fake) continue;
-    if (!any_fake) out += "\nfake dependencies (no graph path explains the order)\n";
-    any_fake = true;
-    std::string from = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " + node_name(doc, *p.observed_dependency)
-                                             : "(outside the graph) " + p.observed_other;
-    std::snprintf(buf, sizeof buf, "  %5u %-36s after %-40s %s, delay %.2f us\n", p.index, node_name(doc, p.index).c_str(),
-                  from.c_str(), p.blocking ? ("blocking: " + p.cause).c_str() : "ordering only", p.delay_us);
-    out += buf;
-  }
-  out += "\ncritical path (" + fmt("%.1f", r.critical_path_us) + " us)\n  ";
-  for (size_t k = 0; k < r.critical_path.size(); ++k) {
-    if (k) out += " -> ";
-    if (k == 12 && r.critical_path.size() > 16) {
-      out += "... (" + std::to_string(r.critical_path.size() - 15) + " more) -> ";
-      k = r.critical_path.size() - 3;
-    }
-    out += std::to_string(r.critical_path[k]) + " " + node_name(doc, r.critical_path[k]);
-  }
-  out += "\n\nlanes (per replay, medians)\n";
-  for (const auto& u : r.lanes) {
-    std::snprintf(buf, sizeof buf, "  %-28s %6u activities  busy %9.2f us\n", describe(u.lane).c_str(), u.activities,
-                  u.busy_us);
-    out += buf;
-  }
-  std::string st;
-  for (uint32_t s : r.streams) st += (st.empty() ? "" : ", ") + std::to_string(s);
-  out += "streams        " + (st.empty() ? std::string("-") : st) + "\n";
-  return out;
-}
-
-DotOverlay profile_overlay(const ProfileReport& r) {
-  DotOverlay o;
-  double worst = 0;
-  for (const auto& p : r.nodes)
-    if (p.replays) worst = std::max(worst, p.delay_us);
-  for (const auto& p : r.nodes) {
-    if (!p.replays) {
-      o.fill.emplace_back();
-      o.note.push_back("no record");
-      continue;
-    }
-    // White -> yellow -> red as the delay grows towards the worst one.
-    double x = worst > 0 ? std::clamp(p.delay_us / worst, 0.0, 1.0) : 0;
-    int g = int(std::lround(255 * (x < 0.5 ? 1.0 : 2 * (1 - x))));
-    int b = int(std::lround(255 * (x < 0.5 ? 1 - 2 * x : 0.0)));
-    char color[8];
-    std::snprintf(color, sizeof color, "#ff%02x%02x", g, b);
-    o.fill.push_back(color);
-    std::string note = "delay " + fmt("%.2f", p.delay_us) + " us";
-    if (p.verdict != Verdict::none) note += ", " + std::string(to_string(p.verdict));
-    if (p.blocking) note += " (blocking: " + p.cause + ")";
-    o.note.push_back(note);
-  }
-  o.legend.push_back("fill: median delay, white 0 to red " + fmt("%.2f", worst) + " us");
-  o.legend.push_back(std::to_string(r.fake) + " fake dependencies (" + std::to_string(r.blocking) + " blocking), " +
-                     std::to_string(r.replays) + " replays");
-  return o;
-}
-
-namespace {
-
-// describe() of the few lanes that all the nodes share, once each.
-class LaneNames {
- public:
-  const std::string& operator()(const Lane& l) {
-    for (const auto& [lane, name] : seen_)
-      if (lane == l) return name;
-    if (seen_.size() == kMost) return other_ = describe(l);
-    seen_.emplace_back(l, describe(l));
-    return seen_.back().second;
-  }
-
- private:
-  static constexpr size_t kMost = 32;
-  std::vector<std::pair<Lane, std::string>> seen_;
-  std::string other_;
-};
-
-// One element of the report's "nodes" as JsonWriter writes it at that
-// depth (compactly, on one line), formatted straight into a reused buffer:
-// a report has a line per node, and the writer's bookkeeping per value (or
-// a string's, per append) took most of their time.
-class NodeLine : public JsonLine {
- public:
-  std::string_view text() const { return view(); }
-  void clear() {
-    JsonLine::clear();
-    first_ = true;
-  }
-  NodeLine& key(std::string_view k) {
-    lit(first_ ? std::string_view("{\"") : std::string_view(", \""));
-    first_ = false;
-    lit(k);
-    lit("\": ");
-    return *this;
-  }
-  void value(uint64_t v) { u64(v); }
-  void value(double v) { real(v); }
-  void value(std::string_view s) { str(s); }
-  void value(bool v) { lit(v ? "true" : "false"); }
-  void null() { lit("null"); }
-  void close() { lit(first_ ? "{}" : "}"); }
-
- private:
-  bool first_ = true;
-};
-
-void write_node_line(NodeLine& w, const NodeProfile& p, const Node& n, LaneNames& lane_name) {
-  w.key("index").value(uint64_t(p.index));
-  w.key("tools_id");
-  n.tools_id ? w.value(*n.tools_id) : w.null();
-  w.key("kernel_name");
-  n.type == NodeType::kernel ? w.value(std::string_view(n.kernel_name)) : w.null();
-  w.key("node_type").value(to_string(n.type));
-  w.key("replays").value(uint64_t(p.replays));
-  auto num = [&](std::string_view k, double v) {
-    w.key(k);
-    p.replays ? w.value(v) : w.null();
-  };
-  num("start_us", p.start_us);
-  num("end_us", p.end_us);
-  num("ready_us", p.ready_us);
-  num("delay_us", p.delay_us);
-  w.key("observed_dependency");
-  p.observed_dependency ? w.value(uint64_t(*p.observed_dependency)) : w.null();
-  if (!p.observed_other.empty()) w.key("observed_other").value(std::string_view(p.observed_other));
-  w.key("verdict").value(to_string(p.verdict));
-  w.key("blocking").value(p.blocking);
-  w.key("lane_busy").value(p.lane_busy);
-  w.key("blocker");
-  p.blocker ? w.value(uint64_t(*p.blocker)) : w.null();
-  w.key("cause");
-  p.cause.empty() ? w.null() : w.value(std::string_view(p.cause));
-  if (p.lane) w.key("lane").value(std::string_view(lane_name(*p.lane)));
-  if (p.stream) w.key("stream").value(uint64_t(*p.stream));
-  w.close();
-}
-
-}  // namespace
-
-std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc) {
-  JsonWriter w(2);
-  w.begin_object();
-  w.key("schema").value(kProfileSchema);
-  w.key("exec_graph_id").value(r.exec_graph_id);
-  if (doc.root.graph_id) w.key("template_graph_id").value(*doc.root.graph_id);
-  if (!doc.name.empty()) w.key("name").value(doc.name);
-  w.key("replays").value(r.replays);
-  w.key("threshold_us").value(r.threshold_us);
-  w.key("tolerance_us").value(r.tolerance_us);
-  w.key("summary").begin_object();
-  w.key("real").value(uint64_t(r.real)).key("fake").value(uint64_t(r.fake));
-  w.key("blocking").value(uint64_t(r.blocking)).key("none").value(uint64_t(r.none));
-  w.key("time_lost_us").value(r.time_lost_us);
-  w.key("blocking_lane_busy").value(uint64_t(r.blocking_lane_busy));
-  w.key("makespan_us").value(r.makespan_us);
-  w.key("critical_path_us").value(r.critical_path_us);
-  w.key("nodes_without_records").value(uint64_t(r.nodes_without_records));
-  w.key("unmatched_records").value(uint64_t(r.unmatched_records));
-  w.key("other_records").value(uint64_t(r.other_records));
-  w.end_object();
-  w.key("critical_path").begin_array();
-  for (uint32_t i : r.critical_path) w.value(i);
-  w.end_array();
-  w.key("lanes").begin_array();
-  for (const auto& u : r.lanes) {
-    w.begin_object().key("lane").value(describe(u.lane)).key("device").value(u.lane.device);
-    w.key("channel_type").value(uint32_t(u.lane.channel_type)).key("id").value(u.lane.id);
-    w.key("activities").value(u.activities).key("busy_us").value(u.busy_us).end_object();
-  }
-  w.end_array();
-  w.key("streams").begin_array();
-  for (uint32_t s : r.streams) w.value(s);
-  w.end_array();
-  w.key("nodes").begin_array();
-  // The document is the writer's text around the nodes' lines, which are
-  // most of it. Each line depends on its node alone: they are formatted in
-  // slices, in parallel, each with its separator and indentation; the first
-  // slice after the head, with room for all, so that only the others' lines
-  // are copied once more.
-  const size_t n = r.nodes.size();
-  const unsigned workers = worker_count(n, 10000);
-  std::vector<std::string> parts(workers);
-  parts[0].reserve(w.view().size() + n * 400 + 4096);
-  parts[0] = w.view();
-  const std::string pad(w.indent() + 2, ' ');
-  parallel_slices(n, workers, [&](unsigned k, size_t begin, size_t end) {
-    LaneNames lane_name;
-    NodeLine line;
-    std::string& out = parts[k];
-    if (k) out.reserve((end - begin) * 400);
-    for (size_t i = begin; i < end; ++i) {
-      line.clear();
-      line.lit(i ? ",\n" : "\n");
-      line.lit(pad);
-      write_node_line(line, r.nodes[i], doc.root.nodes[r.nodes[i].index], lane_name);
-      out += line.text();
-    }
-  });
-  // The writer closes the document: after one byte standing for the lines
-  // (which makes the array non-empty, as the lines would).
-  const size_t head = w.view().size();
-  if (n) w.raw_elements(" ");
-  w.end_array();
-  w.end_object();
-  const std::string closing = w.take();
-  size_t size = closing.size();
-  for (const auto& part : parts) size += part.size();
-  parts[0].reserve(size);  // when the lines were longer than allowed for
-  for (size_t k = 1; k < parts.size(); ++k) parts[0] += parts[k];
-  parts[0].append(closing, head + (n ? 1 : 0), std::string::npos);
-  return std::move(parts[0]);
 }
 
 }  // namespace graphscope

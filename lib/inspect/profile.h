@@ -9,13 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "dot_writer.h"
 #include "graph.h"
+#include "join.h"
+#include "lane.h"
 #include "trace.h"
 
 namespace graphscope {
-
-inline constexpr std::string_view kProfileSchema = "graphscope.profile/1";
 
 struct ProfileOptions {
   double threshold_us = 5.0;  // a node is delayed when delay exceeds this
@@ -25,19 +24,8 @@ struct ProfileOptions {
 
 enum class Verdict : uint8_t { none, real, fake };
 std::string_view to_string(Verdict v);
-
-/// A lane: where activities serialize. (device, channel type, channel id), or
-/// the stream when records carry no channel.
-struct Lane {
-  uint32_t device = 0;
-  uint8_t channel_type = 0;  // 0: no channel, id is the stream
-  uint32_t id = 0;
-  friend bool operator==(const Lane& a, const Lane& b) {
-    return a.device == b.device && a.channel_type == b.channel_type && a.id == b.id;
-  }
-};
-/// "compute channel 3", "copy channel 9", "stream 7".
-std::string describe(const Lane& l);
+/// Parses "none", "real" or "fake"; false for anything else.
+bool parse_verdict(std::string_view s, Verdict* out);
 
 struct NodeProfile {
   uint32_t index = 0;
@@ -83,20 +71,13 @@ struct ProfileReport {
   std::vector<uint32_t> streams;
 };
 
-/// Analyses the trace against the graph. Throws Error(bad_input) when no
-/// record belongs to the graph (naming the exec graph ids the trace has).
+/// Analyses the trace against the graph, joined by join_trace (join.h),
+/// which throws Error(bad_input) when no record belongs to the graph (naming
+/// the exec graph ids the trace has).
 ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const ProfileOptions& options);
 
-/// The readable report: summary, worst delays first, fake dependencies with
-/// both kernel names, the critical path, lane and stream use.
-std::string format_profile(const ProfileReport& r, const GraphDocument& doc, size_t top = 15);
-
-/// The picture's decoration for a report: root nodes filled by median delay
-/// (white for none, through yellow, to red for the largest), with a line
-/// "delay 12.3 us, fake (blocking)" each.
-DotOverlay profile_overlay(const ProfileReport& r);
-
-/// "graphscope.profile/1" JSON.
-std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc);
+/// The same on a join already made (the trace writer reads the same join).
+ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const TraceJoin& join,
+                              const ProfileOptions& options);
 
 }  // namespace graphscope

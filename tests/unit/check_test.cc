@@ -7,6 +7,7 @@
 #include "inspect/check.h"
 #include "inspect/error.h"
 #include "inspect/profile.h"
+#include "inspect/profile_json.h"
 #include "test_data.h"
 
 using namespace graphscope;
@@ -46,26 +47,30 @@ GraphDocument kernels(uint32_t n) {
 }
 
 // A profile of fork_join() (5 nodes): node 2 blocked by node 1 for `delay` us.
-ProfileFacts facts(double delay, double critical_path_us = 8, double makespan_us = 10) {
-  ProfileFacts p;
+ProfileDocument facts(double delay, double critical_path_us = 8, double makespan_us = 10) {
+  ProfileDocument d;
+  ProfileReport& p = d.report;
   p.makespan_us = makespan_us;
   p.critical_path_us = critical_path_us;
   GraphDocument doc = fork_join();
   for (uint32_t i = 0; i < 5; ++i) {
-    ProfileNodeFacts f;
+    NodeProfile f;
     f.index = i;
-    f.kernel_name = doc.root.nodes[i].kernel_name;
+    f.replays = 1;
     f.delay_us = 0.1;
-    f.verdict = i ? "real" : "none";
+    f.verdict = i ? Verdict::real : Verdict::none;
     p.nodes.push_back(f);
+    ProfileDocument::NodeIdentity id;
+    id.kernel_name = doc.root.nodes[i].kernel_name;
+    d.nodes.push_back(id);
   }
   auto& n2 = p.nodes[2];
   n2.delay_us = delay;
-  n2.verdict = "fake";
+  n2.verdict = Verdict::fake;
   n2.blocking = true;
   n2.blocker = 1;
   n2.cause = "same channel";
-  return p;
+  return d;
 }
 
 RuleResult only(const CheckResult& r) {
@@ -389,7 +394,7 @@ TEST_CASE("max_blocking_fake_us passes at its limit and fails just over it, nami
   GraphDocument doc = fork_join();
   CheckRules r;
   r.max_blocking_fake_us = 12.5;
-  ProfileFacts p = facts(12.5);
+  ProfileDocument p = facts(12.5);
   const auto& pass = only(run_checks(doc, &p, nullptr, r));
   CHECK(pass.passed);
   CHECK(pass.measured == 12.5);
@@ -411,9 +416,9 @@ TEST_CASE("max_blocking_fake_us passes at its limit and fails just over it, nami
 }
 
 TEST_CASE("max_blocking_fake_us ignores fake dependencies that block nothing") {
-  ProfileFacts p = facts(50);
-  p.nodes[2].blocking = false;
-  p.nodes[2].blocker.reset();
+  ProfileDocument p = facts(50);
+  p.report.nodes[2].blocking = false;
+  p.report.nodes[2].blocker.reset();
   CheckRules r;
   r.max_blocking_fake_us = 1;
   const auto& res = only(run_checks(fork_join(), &p, nullptr, r));
@@ -423,16 +428,16 @@ TEST_CASE("max_blocking_fake_us ignores fake dependencies that block nothing") {
 }
 
 TEST_CASE("max_blocking_fake_us lists the worst offenders first") {
-  ProfileFacts p = facts(20);
-  p.nodes[3].verdict = "fake";
-  p.nodes[3].blocking = true;
-  p.nodes[3].blocker = 2;
-  p.nodes[3].delay_us = 30;
-  p.nodes[3].cause = "other";
-  p.nodes[4].verdict = "fake";
-  p.nodes[4].blocking = true;
-  p.nodes[4].blocker = 0;
-  p.nodes[4].delay_us = 5;  // under the limit: blocking but not an offender
+  ProfileDocument p = facts(20);
+  p.report.nodes[3].verdict = Verdict::fake;
+  p.report.nodes[3].blocking = true;
+  p.report.nodes[3].blocker = 2;
+  p.report.nodes[3].delay_us = 30;
+  p.report.nodes[3].cause = "other";
+  p.report.nodes[4].verdict = Verdict::fake;
+  p.report.nodes[4].blocking = true;
+  p.report.nodes[4].blocker = 0;
+  p.report.nodes[4].delay_us = 5;  // under the limit: blocking but not an offender
   CheckRules r;
   r.max_blocking_fake_us = 10;
   const auto& res = only(run_checks(fork_join(), &p, nullptr, r));
@@ -453,7 +458,7 @@ TEST_CASE("max_blocking_fake_us lists the worst offenders first") {
 TEST_CASE("critical-path efficiency is critical_path_us / makespan_us, inclusive") {
   CheckRules r;
   r.min_critical_path_efficiency = 0.75;
-  ProfileFacts p = facts(0, 7.5, 10);
+  ProfileDocument p = facts(0, 7.5, 10);
   const auto& pass = only(run_checks(fork_join(), &p, nullptr, r));
   CHECK(pass.passed);
   CHECK(pass.measured == doctest::Approx(0.75));
@@ -472,7 +477,7 @@ TEST_CASE("critical-path efficiency can exceed 1 when programmatic launches over
   // Seen on the H100 (pdl.c1): a critical path of 7.68 us in a makespan of 6.91 us.
   CheckRules r;
   r.min_critical_path_efficiency = 1;
-  ProfileFacts p = facts(0, 7.68, 6.912);
+  ProfileDocument p = facts(0, 7.68, 6.912);
   const auto& res = only(run_checks(fork_join(), &p, nullptr, r));
   CHECK(res.passed);
   CHECK(res.summary == "1.111 >= 1");
@@ -481,7 +486,7 @@ TEST_CASE("critical-path efficiency can exceed 1 when programmatic launches over
 TEST_CASE("critical-path efficiency fails when nothing was measured") {
   CheckRules r;
   r.min_critical_path_efficiency = 0;
-  ProfileFacts p = facts(0, 0, 0);
+  ProfileDocument p = facts(0, 0, 0);
   const auto& res = only(run_checks(fork_join(), &p, nullptr, r));
   CHECK_FALSE(res.passed);
   CHECK(res.summary == "no makespan measured (limit 0)");
@@ -489,7 +494,7 @@ TEST_CASE("critical-path efficiency fails when nothing was measured") {
 
 TEST_CASE("results come in the order of the rules file's keys") {
   GraphDocument base = fork_join();
-  ProfileFacts p = facts(1);
+  ProfileDocument p = facts(1);
   CheckRules r;
   r.min_critical_path_efficiency = 0.1;
   r.max_blocking_fake_us = 100;
@@ -511,16 +516,16 @@ TEST_CASE("results come in the order of the rules file's keys") {
 // --- profile reports ------------------------------------------------------------
 
 TEST_CASE("a recorded profile report reads back") {
-  ProfileFacts p =
-      read_profile_report(test::read_data("profiles/wide.c1.profile.json"), "wide.c1.profile.json");
-  CHECK(p.exec_graph_id == 2u);
-  CHECK(p.replays == 20);
-  CHECK(p.makespan_us == doctest::Approx(31.744));
-  CHECK(p.critical_path_us == doctest::Approx(4.864));
+  ProfileDocument p =
+      read_profile_json(test::read_data("profiles/wide.c1.profile.json"), "wide.c1.profile.json");
+  CHECK(p.report.exec_graph_id == 2u);
+  CHECK(p.report.replays == 20);
+  CHECK(p.report.makespan_us == doctest::Approx(31.744));
+  CHECK(p.report.critical_path_us == doctest::Approx(4.864));
   REQUIRE(p.nodes.size() == 66);
   CHECK(p.nodes[0].kernel_name == "_Z11wide_sourcePfPKfl");
   size_t blocking = 0;
-  for (const auto& n : p.nodes) blocking += n.blocking;
+  for (const auto& n : p.report.nodes) blocking += n.blocking;
   CHECK(blocking == 56);
 }
 
@@ -545,30 +550,30 @@ TEST_CASE("a profile report written by write_profile_json reads back") {
   act(1, 10, 20);
   act(2, 20.2, 30);  // waits for 1 on the same channel: blocking fake
   ProfileReport rep = analyze_profile(doc, t, {});
-  ProfileFacts p = read_profile_report(write_profile_json(rep, doc), "p.json");
+  ProfileDocument p = read_profile_json(write_profile_json(rep, doc), "p.json");
   REQUIRE(p.nodes.size() == 4);
-  CHECK(p.nodes[2].blocking);
-  CHECK(p.nodes[2].verdict == "fake");
-  CHECK(p.nodes[2].blocker == 1u);
-  CHECK(p.nodes[2].delay_us == doctest::Approx(10.2));
-  CHECK(p.nodes[2].cause == "same channel");
+  CHECK(p.report.nodes[2].blocking);
+  CHECK(p.report.nodes[2].verdict == Verdict::fake);
+  CHECK(p.report.nodes[2].blocker == 1u);
+  CHECK(p.report.nodes[2].delay_us == doctest::Approx(10.2));
+  CHECK(p.report.nodes[2].cause == "same channel");
   CHECK(p.nodes[2].kernel_name == "_Z1cv");
-  CHECK_FALSE(p.nodes[3].delay_us);  // the host node has no record
+  CHECK(p.report.nodes[3].replays == 0);  // the host node has no record
   CHECK(p.nodes[3].kernel_name.empty());
-  CHECK(p.makespan_us == doctest::Approx(rep.makespan_us));
-  CHECK(p.critical_path_us == doctest::Approx(rep.critical_path_us));
+  CHECK(p.report.makespan_us == doctest::Approx(rep.makespan_us));
+  CHECK(p.report.critical_path_us == doctest::Approx(rep.critical_path_us));
   check_profile_matches(p, doc, "p.json", "g.json");
 }
 
 TEST_CASE("profile report errors name the report, the JSON path and the reason") {
-  auto err = [](const std::string& text) { return error_of([&] { read_profile_report(text, "p.json"); }); };
+  auto err = [](const std::string& text) { return error_of([&] { read_profile_json(text, "p.json"); }); };
   const std::string head =
       R"({"schema":"graphscope.profile/1","summary":{"makespan_us":10,"critical_path_us":5},)";
   auto node = [](const std::string& extra) {
     return R"({"index":0,"kernel_name":null,"delay_us":1,"verdict":"none","blocking":false,"blocker":null)" +
            extra + "}";
   };
-  CHECK(read_profile_report(head + R"("nodes":[)" + node("") + "]}", "p.json").nodes.size() == 1);
+  CHECK(read_profile_json(head + R"("nodes":[)" + node("") + "]}", "p.json").nodes.size() == 1);
   CHECK(err(R"({"schema":"graphscope.graph/1","nodes":[]})") ==
         "p.json (schema: \"graphscope.graph/1\" is not a profile report (expected graphscope.profile/1))");
   CHECK(err(R"({"nodes":[]})") ==
@@ -603,12 +608,12 @@ TEST_CASE("truncated and altered profile reports never escape as anything but ba
     for (char c : {'"', '}', '1', 'x'}) {
       std::string t = good.substr(0, n) + c + (n + 1 < good.size() ? good.substr(n + 1) : "");
       try {
-        read_profile_report(t, "p.json");
+        read_profile_json(t, "p.json");
       } catch (const Error& e) {
         CHECK(e.code() == ExitCode::bad_input);
       }
       try {
-        read_profile_report(good.substr(0, n), "p.json");
+        read_profile_json(good.substr(0, n), "p.json");
       } catch (const Error& e) {
         CHECK(e.code() == ExitCode::bad_input);
       }
@@ -618,7 +623,7 @@ TEST_CASE("truncated and altered profile reports never escape as anything but ba
 
 TEST_CASE("a profile report of another graph is refused") {
   GraphDocument doc = fork_join();
-  ProfileFacts p = facts(1);
+  ProfileDocument p = facts(1);
   check_profile_matches(p, doc, "p.json", "g.json");
   p.nodes.pop_back();
   CHECK(error_of([&] { check_profile_matches(p, doc, "p.json", "g.json"); }) ==
@@ -664,7 +669,7 @@ TEST_CASE("the text report keeps one line per rule whatever the kernel names hol
 }
 
 TEST_CASE("the JSON report is graphscope.check/1 with every result") {
-  ProfileFacts p = facts(20);
+  ProfileDocument p = facts(20);
   CheckRules r;
   r.max_nodes = 10;
   r.forbid_types = {NodeType::memset};

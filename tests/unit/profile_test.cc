@@ -7,6 +7,8 @@
 #include "graph_builder.h"
 #include "inspect/error.h"
 #include "inspect/profile.h"
+#include "inspect/profile_json.h"
+#include "inspect/profile_report.h"
 
 using namespace graphscope;
 using graphscope::test::make_doc;

@@ -1,0 +1,129 @@
+#include "profile_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "demangle.h"
+#include "text.h"
+
+namespace graphscope {
+namespace {
+
+std::string node_name(const GraphDocument& doc, uint32_t i) {
+  const Node& n = doc.root.nodes[i];
+  if (n.type == NodeType::kernel) return short_kernel_name(n.kernel_name, 36);
+  return std::string(to_string(n.type));
+}
+
+}  // namespace
+
+std::string format_profile(const ProfileReport& r, const GraphDocument& doc, size_t top) {
+  std::string out;
+  char buf[512];
+  auto line = [&](const char* key, const std::string& value) {
+    std::snprintf(buf, sizeof buf, "%-14s %s\n", key, value.c_str());
+    out += buf;
+  };
+  line("profile", "exec graph " + std::to_string(r.exec_graph_id) + ", " + std::to_string(r.replays) +
+                      " replays; delayed past " + fmt("%.3g", r.threshold_us) + " us, tolerance " +
+                      fmt("%.3g", r.tolerance_us) + " us");
+  std::string cp = fmt("%.1f", r.critical_path_us) + " us";
+  if (r.makespan_us > 0) cp += " (" + fmt("%.0f", 100.0 * r.critical_path_us / r.makespan_us) + "% of the makespan)";
+  line("makespan", fmt("%.1f", r.makespan_us) + " us (median over replays)");
+  line("critical path", cp);
+  line("dependencies", std::to_string(r.real) + " real, " + std::to_string(r.fake) + " fake (" +
+                           std::to_string(r.blocking) + " blocking), " + std::to_string(r.none) + " none");
+  line("time lost", fmt("%.1f", r.time_lost_us) + " us: delays of blocked nodes, summed (they may overlap)");
+  if (r.blocking_lane_busy)
+    line("note", std::to_string(r.blocking_lane_busy) + " of the " + std::to_string(r.blocking) +
+                     " blocking nodes started while other work still ran on their own lane: that lane was not "
+                     "serializing them, their blocker only ended first; their delay is dispatch (work launched one "
+                     "by one), not a wait for the blocker");
+  line("records", std::to_string(r.nodes_without_records) + " nodes without a record, " +
+                      std::to_string(r.unmatched_records) + " records matching no node, " +
+                      std::to_string(r.other_records) + " records of other work");
+  // Worst delays first.
+  std::vector<uint32_t> idx;
+  for (const auto& p : r.nodes)
+    if (p.replays) idx.push_back(p.index);
+  std::sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+    return r.nodes[a].delay_us != r.nodes[b].delay_us ? r.nodes[a].delay_us > r.nodes[b].delay_us : a < b;
+  });
+  if (idx.size() > top) idx.resize(top);
+  out += "\nworst delays (us, medians)\n";
+  std::snprintf(buf, sizeof buf, "  %5s  %-36s %9s %9s %9s  %-7s %s\n", "node", "name", "delay", "ready", "start",
+                "verdict", "observed dependency");
+  out += buf;
+  for (uint32_t i : idx) {
+    const auto& p = r.nodes[i];
+    std::string obs = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " + node_name(doc, *p.observed_dependency)
+                      : !p.observed_other.empty() ? "(outside the graph) " + short_kernel_name(p.observed_other, 30)
+                                                  : "-";
+    if (p.blocking) obs += " [blocking, " + p.cause + (p.lane_busy ? ", lane busy" : "") + "]";
+    std::snprintf(buf, sizeof buf, "  %5u  %-36s %9.2f %9.2f %9.2f  %-7s %s\n", i, node_name(doc, i).c_str(), p.delay_us,
+                  p.ready_us, p.start_us, std::string(to_string(p.verdict)).c_str(), obs.c_str());
+    out += buf;
+  }
+  bool any_fake = false;
+  for (const auto& p : r.nodes) {
+    if (p.verdict != Verdict::fake) continue;
+    if (!any_fake) out += "\nfake dependencies (no graph path explains the order)\n";
+    any_fake = true;
+    std::string from = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " + node_name(doc, *p.observed_dependency)
+                                             : "(outside the graph) " + p.observed_other;
+    std::snprintf(buf, sizeof buf, "  %5u %-36s after %-40s %s, delay %.2f us\n", p.index, node_name(doc, p.index).c_str(),
+                  from.c_str(), p.blocking ? ("blocking: " + p.cause).c_str() : "ordering only", p.delay_us);
+    out += buf;
+  }
+  out += "\ncritical path (" + fmt("%.1f", r.critical_path_us) + " us)\n  ";
+  for (size_t k = 0; k < r.critical_path.size(); ++k) {
+    if (k) out += " -> ";
+    if (k == 12 && r.critical_path.size() > 16) {
+      out += "... (" + std::to_string(r.critical_path.size() - 15) + " more) -> ";
+      k = r.critical_path.size() - 3;
+    }
+    out += std::to_string(r.critical_path[k]) + " " + node_name(doc, r.critical_path[k]);
+  }
+  out += "\n\nlanes (per replay, medians)\n";
+  for (const auto& u : r.lanes) {
+    std::snprintf(buf, sizeof buf, "  %-28s %6u activities  busy %9.2f us\n", describe(u.lane).c_str(), u.activities,
+                  u.busy_us);
+    out += buf;
+  }
+  std::string st;
+  for (uint32_t s : r.streams) st += (st.empty() ? "" : ", ") + std::to_string(s);
+  out += "streams        " + (st.empty() ? std::string("-") : st) + "\n";
+  return out;
+}
+
+DotOverlay profile_overlay(const ProfileReport& r) {
+  DotOverlay o;
+  double worst = 0;
+  for (const auto& p : r.nodes)
+    if (p.replays) worst = std::max(worst, p.delay_us);
+  for (const auto& p : r.nodes) {
+    if (!p.replays) {
+      o.fill.emplace_back();
+      o.note.push_back("no record");
+      continue;
+    }
+    // White -> yellow -> red as the delay grows towards the worst one.
+    double x = worst > 0 ? std::clamp(p.delay_us / worst, 0.0, 1.0) : 0;
+    int g = int(std::lround(255 * (x < 0.5 ? 1.0 : 2 * (1 - x))));
+    int b = int(std::lround(255 * (x < 0.5 ? 1 - 2 * x : 0.0)));
+    char color[8];
+    std::snprintf(color, sizeof color, "#ff%02x%02x", g, b);
+    o.fill.push_back(color);
+    std::string note = "delay " + fmt("%.2f", p.delay_us) + " us";
+    if (p.verdict != Verdict::none) note += ", " + std::string(to_string(p.verdict));
+    if (p.blocking) note += " (blocking: " + p.cause + ")";
+    o.note.push_back(note);
+  }
+  o.legend.push_back("fill: median delay, white 0 to red " + fmt("%.2f", worst) + " us");
+  o.legend.push_back(std::to_string(r.fake) + " fake dependencies (" + std::to_string(r.blocking) + " blocking), " +
+                     std::to_string(r.replays) + " replays");
+  return o;
+}
+
+}  // namespace graphscope
