@@ -4,6 +4,8 @@
 
 #include "commands.h"
 #include "inspect/diff.h"
+#include "inspect/diff_json.h"
+#include "inspect/diff_report.h"
 #include "inspect/error.h"
 #include "inspect/io.h"
 #include "inspect/load.h"

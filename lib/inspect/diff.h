@@ -20,8 +20,6 @@
 
 namespace graphscope {
 
-inline constexpr std::string_view kDiffSchema = "graphscope.diff/1";
-
 struct DiffOptions {
   bool ignore_geometry = false;  // grid, block, cluster and shared memory are not compared
   bool ignore_sizes = false;     // memcpy, memset and allocation sizes and memset values are not compared
@@ -123,15 +121,5 @@ struct GraphDiff {
 
 /// Compares two graph documents (validated, as load_graph returns them).
 GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const DiffOptions& options = {});
-
-/// The readable report: a header line per document, a verdict line, then
-/// one line per group of added, removed and changed nodes and edges (at most
-/// max_lines per section; --json has all), depth and width changes, nested
-/// bodies. a_origin and b_origin name the documents.
-std::string format_diff(const GraphDiff& d, const std::string& a_origin, const std::string& b_origin,
-                        size_t max_lines = 20);
-
-/// "graphscope.diff/1" JSON: everything in the report, with every node index.
-std::string write_diff_json(const GraphDiff& d, const std::string& a_origin, const std::string& b_origin);
 
 }  // namespace graphscope

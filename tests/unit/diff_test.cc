@@ -7,6 +7,8 @@
 
 #include "graph_builder.h"
 #include "inspect/diff.h"
+#include "inspect/diff_json.h"
+#include "inspect/diff_report.h"
 #include "inspect/load.h"
 #include "test_data.h"
 
