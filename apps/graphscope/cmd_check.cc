@@ -8,6 +8,9 @@
 
 #include "commands.h"
 #include "inspect/check.h"
+#include "inspect/check_json.h"
+#include "inspect/check_report.h"
+#include "inspect/rules_json.h"
 #include "inspect/error.h"
 #include "inspect/io.h"
 #include "inspect/load.h"

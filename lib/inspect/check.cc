@@ -1,86 +1,23 @@
 #include "check.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <limits>
+#include <cstdio>
 
 #include "demangle.h"
 #include "error.h"
 #include "json_read.h"
 #include "json_tape.h"
 #include "json_writer.h"
-#include "profile.h"
-#include "summary.h"
 #include "text.h"
+#include "rules_json.h"
+#include "summary.h"
 
 namespace graphscope {
 namespace {
 
-using Kind = JsonTape::Kind;
-constexpr uint32_t kAbsent = UINT32_MAX;
-
-// The keys of a rules file, in the order results are reported.
-constexpr std::string_view kMaxNodes = "max_nodes";
-constexpr std::string_view kMaxKernels = "max_kernels";
-constexpr std::string_view kForbidTypes = "forbid_types";
-constexpr std::string_view kMaxDepth = "max_depth";
-constexpr std::string_view kBaseline = "baseline";
-constexpr std::string_view kTolerance = "node_count_tolerance_pct";
-constexpr std::string_view kBlockingFake = "max_blocking_fake_us";
-constexpr std::string_view kEfficiency = "min_critical_path_efficiency";
-constexpr std::string_view kRuleKeys[] = {"schema",  kMaxNodes,  kMaxKernels,   kForbidTypes, kMaxDepth,
-                                          kBaseline, kTolerance, kBlockingFake, kEfficiency};
-
-// Edits between a and b, a swap of neighbours counting as one ("hots" is one
-// edit from "host").
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i)
-    for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
-
-// " (did you mean "max_nodes"?)" when a candidate is a likely typo of s.
-template <typename Names>
-std::string suggestion(std::string_view s, const Names& names) {
-  if (s.size() > 64) return "";
-  std::string_view best;
-  size_t best_d = 4;
-  for (std::string_view n : names) {
-    size_t d = edit_distance(s, n);
-    if (d < best_d && d <= std::max<size_t>(1, n.size() / 3)) best = n, best_d = d;
-  }
-  return best.empty() ? "" : " (did you mean \"" + std::string(best) + "\"?)";
-}
-
-std::vector<std::string_view> forbiddable_types() {
-  std::vector<std::string_view> v;
-  for (int t = 0; t < kNodeTypeCount; ++t)
-    if (NodeType(t) != NodeType::unknown) v.push_back(to_string(NodeType(t)));
-  return v;
-}
-
-std::string joined(const std::vector<std::string_view>& v) {
-  std::string s;
-  for (auto x : v) s += (s.empty() ? "" : ", ") + std::string(x);
-  return s;
-}
-
-// A JSON path for messages: "forbid_types[2]", "nodes[3].delay_us".
-std::string at(std::string_view base, uint32_t i) {
-  return std::string(base) + "[" + std::to_string(i) + "]";
-}
-std::string at(std::string_view base, std::string_view key) {
-  return base.empty() ? std::string(key) : std::string(base) + "." + std::string(key);
-}
+using namespace rules_key;
 
 }  // namespace
 
@@ -100,81 +37,6 @@ std::vector<std::string> CheckRules::profile_rules() const {
   return v;
 }
 
-NodeType parse_forbidden_type(std::string_view name, ExitCode code, const std::string& what) {
-  NodeType t;
-  if (!parse_node_type(name, &t) || t == NodeType::unknown) {
-    auto names = forbiddable_types();
-    throw Error(
-        code, what,
-        quoted(name, 64) + " is not a node type" + suggestion(name, names) + "; node types: " + joined(names));
-  }
-  return t;
-}
-
-CheckRules parse_check_rules(const std::string& text, const std::string& origin) {
-  // A rules file is flat: anything nested deeper than its one array is wrong.
-  JsonTape t = JsonTape::parse(text, origin, 8);
-  JsonRead r(t, origin);
-  uint32_t root = t.root();
-  if (r.kind(root) != Kind::object)
-    r.fail("", std::string("the rules file is ") + JsonTape::kind_name(r.kind(root)) +
-                   ", expected an object {\"schema\": \"graphscope.rules/1\", ...}");
-  r.schema(root, kRulesSchema, "a rules file", "{\"schema\": \"graphscope.rules/1\", ...}");
-  CheckRules rules;
-  bool seen[std::size(kRuleKeys)] = {};
-  for (uint32_t i = 0, n = t.at(root).count; i < n; ++i) {
-    std::string_view k = t.member_key(root, i);
-    uint32_t v = t.member_value(root, i);
-    size_t which = std::find(std::begin(kRuleKeys), std::end(kRuleKeys), k) - std::begin(kRuleKeys);
-    if (which == std::size(kRuleKeys))
-      r.fail(quoted(k, 64),
-             "unknown key" + suggestion(k, kRuleKeys) + "; a rules file has " +
-                 joined(std::vector<std::string_view>(std::begin(kRuleKeys), std::end(kRuleKeys))));
-    if (seen[which]) r.fail(std::string(k), "appears twice");
-    seen[which] = true;
-    std::string path(k);
-    if (k == kMaxNodes)
-      rules.max_nodes = r.count(v, path, "a count of nodes");
-    else if (k == kMaxKernels)
-      rules.max_kernels = r.count(v, path, "a count of kernels");
-    else if (k == kMaxDepth)
-      rules.max_depth = r.count(v, path, "a count of nodes on the longest path");
-    else if (k == kForbidTypes) {
-      if (r.kind(v) != Kind::array) r.wrong(v, path, "an array of node type names");
-      for (uint32_t j = 0, m = t.at(v).count; j < m; ++j) {
-        std::string p = at(path, j);
-        std::string_view name = r.string(t.element(v, j), p, 64);
-        NodeType type = NodeType::unknown;
-        try {
-          type = parse_forbidden_type(name, ExitCode::bad_input, "");
-        } catch (const Error& e) {
-          r.fail(p, e.reason());
-        }
-        if (std::find(rules.forbid_types.begin(), rules.forbid_types.end(), type) == rules.forbid_types.end())
-          rules.forbid_types.push_back(type);
-      }
-    } else if (k == kBaseline) {
-      std::string_view b = r.string(v, path, 4096);
-      if (b.empty()) r.fail(path, "is empty, expected the path of a graph document");
-      if (b.find('\0') != std::string_view::npos) r.fail(path, "contains a NUL character");
-      rules.baseline = std::string(b);
-      // Relative to the rules file, so a rules file and its baseline move together.
-      size_t slash = origin.rfind('/');
-      if (rules.baseline[0] != '/' && slash != std::string::npos)
-        rules.baseline = origin.substr(0, slash + 1) + rules.baseline;
-    } else if (k == kTolerance) {
-      rules.node_count_tolerance_pct = r.non_negative(v, path);
-    } else if (k == kBlockingFake) {
-      rules.max_blocking_fake_us = r.non_negative(v, path);
-    } else if (k == kEfficiency) {
-      double e = r.number(v, path);
-      if (e < 0 || e > 1)
-        r.fail(path, "is " + num(e) + ", expected a ratio from 0 to 1 (critical_path_us / makespan_us)");
-      rules.min_critical_path_efficiency = e;
-    }
-  }
-  return rules;
-}
 
 void override_rules(CheckRules& base, const CheckRules& flags) {
   if (flags.max_nodes) base.max_nodes = flags.max_nodes;
@@ -242,7 +104,9 @@ std::string offender_name(const CheckOffender& o) {
   return s;
 }
 
-std::string offender_text(const CheckOffender& o) {
+}  // namespace
+
+std::string describe(const CheckOffender& o) {
   std::string s = offender_name(o);
   if (o.delay_us) {
     s += " " + num2(*o.delay_us) + " us";
@@ -259,11 +123,13 @@ std::string offender_text(const CheckOffender& o) {
   return s;
 }
 
+namespace {
+
 // ": a, b, c and 7 more": the first few offenders for a one-line message.
 std::string offender_list(const RuleResult& r, size_t show = 5) {
   std::string s;
   for (size_t i = 0; i < r.offenders.size() && i < show; ++i)
-    s += (i ? ", " : ": ") + offender_text(r.offenders[i]);
+    s += (i ? ", " : ": ") + describe(r.offenders[i]);
   size_t shown = std::min(show, r.offenders.size());
   if (r.offender_count > shown) s += " and " + std::to_string(r.offender_count - shown) + " more";
   return s;
@@ -433,113 +299,6 @@ CheckResult run_checks(const GraphDocument& doc, const ProfileDocument* profile,
     out.results.push_back(std::move(r));
   }
   for (const auto& r : out.results) out.failed += !r.passed;
-  return out;
-}
-
-std::string format_check(const CheckResult& c) {
-  std::string out;
-  for (const auto& r : c.results) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s  %-29s ", r.passed ? "PASS" : "FAIL", r.rule.c_str());
-    out += buf + printable(r.message) + "\n";
-  }
-  std::string inputs = printable(c.graph);
-  if (!c.profile.empty()) inputs += ", profile " + printable(c.profile);
-  if (!c.baseline.empty()) inputs += ", baseline " + printable(c.baseline);
-  if (c.passed())
-    out += "check passed: " + plural(c.results.size(), "rule", "rules") + " (" + inputs + ")\n";
-  else
-    out += "check failed: " + std::to_string(c.failed) + " of " + plural(c.results.size(), "rule", "rules") +
-           " failed (" + inputs + ")\n";
-  return out;
-}
-
-std::string write_check_json(const CheckResult& c) {
-  JsonWriter w(4);  // a key per line down to each offender, which takes one line
-  w.begin_object();
-  w.key("schema").value(kCheckSchema);
-  w.key("graph").value(c.graph);
-  w.key("profile");
-  c.profile.empty() ? w.null() : w.value(c.profile);
-  w.key("baseline");
-  c.baseline.empty() ? w.null() : w.value(c.baseline);
-  w.key("passed").value(c.passed());
-  w.key("rules").value(uint64_t(c.results.size()));
-  w.key("failed").value(uint64_t(c.failed));
-  w.key("results").begin_array();
-  for (const auto& r : c.results) {
-    w.begin_object();
-    w.key("rule").value(r.rule).key("passed").value(r.passed);
-    w.key("measured").value(r.measured).key("limit").value(r.limit).key("unit").value(r.unit);
-    if (!r.types.empty()) {
-      w.key("types").begin_array();
-      for (const auto& t : r.types) w.value(t);
-      w.end_array();
-    }
-    for (const auto& [k, v] : r.details) w.key(k).value(v);
-    w.key("summary").value(r.summary).key("message").value(r.message);
-    w.key("offender_count").value(uint64_t(r.offender_count));
-    w.key("offenders").begin_array();
-    for (const auto& o : r.offenders) {
-      w.begin_object().key("node").value(o.node).key("node_type").value(o.node_type);
-      w.key("kernel_name");
-      o.kernel_name.empty() ? w.null() : w.value(o.kernel_name);
-      if (o.delay_us) w.key("delay_us").value(*o.delay_us);
-      if (o.delay_us) {
-        w.key("blocker");
-        o.blocker ? w.value(*o.blocker) : w.null();
-        w.key("blocker_node_type");
-        o.blocker_node_type.empty() ? w.null() : w.value(o.blocker_node_type);
-        w.key("blocker_kernel_name");
-        o.blocker_kernel_name.empty() ? w.null() : w.value(o.blocker_kernel_name);
-        w.key("cause");
-        o.cause.empty() ? w.null() : w.value(o.cause);
-      }
-      w.end_object();
-    }
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  return w.take();
-}
-
-std::string write_check_junit(const CheckResult& c) {
-  std::string tests = std::to_string(c.results.size()), failures = std::to_string(c.failed);
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuites name=\"graphscope check\" tests=\"" + tests + "\" failures=\"" + failures +
-         "\" errors=\"0\">\n";
-  out += "  <testsuite name=\"" + xml_escape("graphscope check " + c.graph) + "\" tests=\"" + tests +
-         "\" failures=\"" + failures + "\" errors=\"0\" skipped=\"0\" time=\"0\">\n";
-  out += "    <properties>\n";
-  auto property = [&](const char* name, const std::string& value) {
-    if (!value.empty())
-      out += "      <property name=\"" + std::string(name) + "\" value=\"" + xml_escape(value) + "\"/>\n";
-  };
-  property("graph", c.graph);
-  property("profile", c.profile);
-  property("baseline", c.baseline);
-  out += "    </properties>\n";
-  for (const auto& r : c.results) {
-    out += "    <testcase classname=\"graphscope.check\" name=\"" + xml_escape(r.rule) + "\" time=\"0\">\n";
-    if (r.passed) {
-      out += "      <system-out>" + xml_escape(r.message) + "</system-out>\n";
-    } else {
-      // The message attribute is what CI lists; the body names every offender
-      // kept, one per line.
-      std::string body = r.summary;
-      if (!r.note.empty()) body += " (" + r.note + ")";
-      body = xml_escape(body);
-      for (const auto& o : r.offenders) body += "\n" + xml_escape(offender_text(o));
-      if (r.offender_count > r.offenders.size())
-        body += "\n... and " + std::to_string(r.offender_count - r.offenders.size()) + " more";
-      out += "      <failure type=\"" + xml_escape(r.rule) + "\" message=\"" + xml_escape(r.summary) + "\">" +
-             body + "</failure>\n";
-    }
-    out += "    </testcase>\n";
-  }
-  out += "  </testsuite>\n</testsuites>\n";
   return out;
 }
 

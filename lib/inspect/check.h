@@ -17,9 +17,6 @@
 
 namespace graphscope {
 
-inline constexpr std::string_view kRulesSchema = "graphscope.rules/1";
-inline constexpr std::string_view kCheckSchema = "graphscope.check/1";
-
 /// The rules to check. Every rule is optional; limits are inclusive (a value
 /// equal to its limit passes).
 struct CheckRules {
@@ -44,19 +41,6 @@ struct CheckRules {
   /// The rules-file keys of the rules that need a profile report.
   std::vector<std::string> profile_rules() const;
 };
-
-/// Parses a rules file: a JSON object with "schema": "graphscope.rules/1" and
-/// the keys max_nodes, max_kernels, forbid_types, max_depth, baseline,
-/// node_count_tolerance_pct, max_blocking_fake_us and
-/// min_critical_path_efficiency. Unknown and repeated keys are errors. A
-/// relative baseline is resolved against origin's directory. Throws
-/// Error(bad_input) "origin (json.path: why)" on any problem, never crashes on
-/// hostile input.
-CheckRules parse_check_rules(const std::string& text, const std::string& origin);
-
-/// Parses a node type name a rule may forbid ("host", "memcpy", ...). Throws
-/// Error(code, what, why) listing the node types when it names none.
-NodeType parse_forbidden_type(std::string_view name, ExitCode code, const std::string& what);
 
 /// Sets in `base` every rule that `flags` sets (flags override the rules
 /// file; a non-empty forbid list replaces the file's).
@@ -108,13 +92,8 @@ struct CheckResult {
 CheckResult run_checks(const GraphDocument& doc, const ProfileDocument* profile, const GraphDocument* baseline,
                        const CheckRules& rules);
 
-/// One line per rule ("PASS max_nodes  66 nodes <= 500 ..."), then a total.
-std::string format_check(const CheckResult& r);
-/// "graphscope.check/1" JSON.
-std::string write_check_json(const CheckResult& r);
-/// JUnit XML: one testsuite, one testcase per rule, a failure element (with
-/// measured against limit) for each failed rule.
-std::string write_check_junit(const CheckResult& r);
-
+/// One offender on one line: "node 2 scale 12.51 us (after node 1 scale,
+/// same channel)".
+std::string describe(const CheckOffender& o);
 
 }  // namespace graphscope

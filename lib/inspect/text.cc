@@ -28,6 +28,12 @@ std::string plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+std::string joined(const std::vector<std::string_view>& items) {
+  std::string s;
+  for (auto x : items) s += (s.empty() ? "" : ", ") + std::string(x);
+  return s;
+}
+
 std::string quoted(std::string_view s, size_t max) {
   bool cut = s.size() > max;
   if (cut) {

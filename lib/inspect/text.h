@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace graphscope {
 
@@ -22,6 +23,9 @@ std::string num2(double v);
 
 /// "1 node", "3 nodes".
 std::string plural(size_t n, const char* one, const char* many);
+
+/// The items separated by ", ".
+std::string joined(const std::vector<std::string_view>& items);
 
 /// s as a JSON string literal, quotes included, control characters escaped:
 /// one line however hostile the input. Cut to max bytes (whole UTF-8

@@ -5,6 +5,9 @@
 
 #include "graph_builder.h"
 #include "inspect/check.h"
+#include "inspect/check_json.h"
+#include "inspect/check_report.h"
+#include "inspect/rules_json.h"
 #include "inspect/error.h"
 #include "inspect/profile.h"
 #include "inspect/profile_json.h"

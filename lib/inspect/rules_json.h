@@ -1,0 +1,45 @@
+// "graphscope.rules/1": the rules file of `graphscope check`, read and
+// written on the same struct (CheckRules).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "check.h"
+#include "error.h"
+
+namespace graphscope {
+
+inline constexpr std::string_view kRulesSchema = "graphscope.rules/1";
+
+/// The keys of a rules file, in the order results are reported (a result's
+/// rule is its key).
+namespace rules_key {
+inline constexpr std::string_view kMaxNodes = "max_nodes";
+inline constexpr std::string_view kMaxKernels = "max_kernels";
+inline constexpr std::string_view kForbidTypes = "forbid_types";
+inline constexpr std::string_view kMaxDepth = "max_depth";
+inline constexpr std::string_view kBaseline = "baseline";
+inline constexpr std::string_view kTolerance = "node_count_tolerance_pct";
+inline constexpr std::string_view kBlockingFake = "max_blocking_fake_us";
+inline constexpr std::string_view kEfficiency = "min_critical_path_efficiency";
+}  // namespace rules_key
+
+/// Parses a rules file: a JSON object with "schema": "graphscope.rules/1" and
+/// the keys max_nodes, max_kernels, forbid_types, max_depth, baseline,
+/// node_count_tolerance_pct, max_blocking_fake_us and
+/// min_critical_path_efficiency. Unknown and repeated keys are errors. A
+/// relative baseline is resolved against origin's directory. Throws
+/// Error(bad_input) "origin (json.path: why)" on any problem, never crashes on
+/// hostile input.
+CheckRules parse_check_rules(const std::string& text, const std::string& origin);
+
+/// Parses a node type name a rule may forbid ("host", "memcpy", ...). Throws
+/// Error(code, what, why) listing the node types when it names none.
+NodeType parse_forbidden_type(std::string_view name, ExitCode code, const std::string& what);
+
+/// Writes the rules that are set, in the order of the keys above. The
+/// baseline is written as it stands (already resolved when it was read).
+std::string write_rules_json(const CheckRules& rules);
+
+}  // namespace graphscope
