@@ -20,6 +20,7 @@
 #include "capture/driver_api.h"
 #include "capture/walk.h"
 #include "inspect/io.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 
 using namespace graphscope;

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "bench_util.h"
-#include "inspect/json_reader.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/validate.h"
 

@@ -11,6 +11,7 @@
 
 #include "bench_util.h"
 #include "inspect/io.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/nvdot_reader.h"
 #include "inspect/validate.h"

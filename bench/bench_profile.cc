@@ -18,6 +18,7 @@
 #include "bench_util.h"
 #include "inspect/chrome_trace.h"
 #include "inspect/io.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/profile.h"
 #include "inspect/validate.h"

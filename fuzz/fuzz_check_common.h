@@ -4,6 +4,9 @@
 
 #include "fuzz_common.h"
 #include "inspect/check.h"
+#include "inspect/check_json.h"
+#include "inspect/check_report.h"
+#include "inspect/rules_json.h"
 #include "inspect/json_tape.h"
 
 namespace graphscope::fuzz {

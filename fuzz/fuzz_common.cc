@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "inspect/dot_writer.h"
-#include "inspect/json_reader.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_tape.h"
 #include "inspect/json_writer.h"
 #include "inspect/load.h"

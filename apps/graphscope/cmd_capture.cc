@@ -6,6 +6,7 @@
 #include "inspect/dot_writer.h"
 #include "inspect/error.h"
 #include "inspect/io.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/summary.h"
 #ifdef GRAPHSCOPE_HAVE_CUDA

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "inspect/dot_writer.h"
 #include "inspect/io.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/load.h"
 #include "inspect/summary.h"

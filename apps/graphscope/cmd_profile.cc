@@ -16,6 +16,7 @@
 #include "inspect/dot_writer.h"
 #include "inspect/error.h"
 #include "inspect/io.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/load.h"
 #include "inspect/profile.h"

@@ -13,7 +13,7 @@
 #include "child.h"
 #include "cuda_check.h"
 #include "inspect/io.h"
-#include "inspect/json_reader.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/validate.h"
 

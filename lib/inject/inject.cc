@@ -50,6 +50,7 @@
 #include "inspect/demangle.h"
 #include "inspect/error.h"
 #include "inspect/io.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/profile.h"
 #include "inspect/profile_json.h"

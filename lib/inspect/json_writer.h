@@ -1,6 +1,4 @@
-// Writer for "graphscope.graph/1" (a superset of PyTorch's get_graph_data()
-// dict) and a small streaming JSON writer shared by all of graphscope's
-// documents.
+// A small streaming JSON writer shared by all of graphscope's documents.
 #pragma once
 
 #include <algorithm>
@@ -13,8 +11,6 @@
 #include "graph.h"
 
 namespace graphscope {
-
-inline constexpr std::string_view kGraphSchema = "graphscope.graph/1";
 
 /// A streaming JSON writer into a string: no intermediate tree, keys written
 /// in call order. Pretty-prints objects one key per line up to `pretty_depth`
@@ -115,8 +111,5 @@ class JsonLine {
   std::string buf_;
   size_t n_ = 0;
 };
-
-/// Serializes a graph document as "graphscope.graph/1".
-std::string write_graph_json(const GraphDocument& doc);
 
 }  // namespace graphscope

@@ -2,7 +2,7 @@
 
 #include "error.h"
 #include "io.h"
-#include "json_reader.h"
+#include "graph_json.h"
 #include "nvdot_reader.h"
 #include "validate.h"
 

@@ -6,6 +6,7 @@
 #include "graph_builder.h"
 #include "inspect/error.h"
 #include "inspect/json_tape.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 
 using namespace graphscope;

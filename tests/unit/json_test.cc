@@ -3,7 +3,7 @@
 
 #include "graph_builder.h"
 #include "inspect/error.h"
-#include "inspect/json_reader.h"
+#include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/load.h"
 #include "inspect/validate.h"

@@ -1,7 +1,6 @@
-// Reader for "graphscope.graph/1" documents and PyTorch's get_graph_data()
-// dict saved as JSON (the same keys, no "schema"). Streams the text through
-// nlohmann's SAX parser into a compact value tape (no DOM of maps), so a
-// 100k-node document reads in a fraction of a second.
+// "graphscope.graph/1" (a superset of PyTorch's get_graph_data() dict):
+// the reader, which also takes PyTorch's dict saved as JSON (the same keys,
+// no "schema"), and the writer, side by side on GraphDocument.
 #pragma once
 
 #include <string>
@@ -11,9 +10,14 @@
 
 namespace graphscope {
 
+inline constexpr std::string_view kGraphSchema = "graphscope.graph/1";
+
 /// Parses a graph document. Throws Error(bad_input) with the JSON path of the
 /// offending value ("nodes[3].dependencies[0]: ...") on any malformed input.
 /// Does not check graph structure: see validate_graph().
 GraphDocument read_graph_json(std::string_view text, const std::string& origin);
+
+/// Serializes a graph document as "graphscope.graph/1".
+std::string write_graph_json(const GraphDocument& doc);
 
 }  // namespace graphscope
