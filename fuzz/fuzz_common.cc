@@ -247,6 +247,24 @@ std::string document_difference(const GraphDocument& a, const GraphDocument& b) 
       d.field("device.cc_minor", a.device->cc_minor, b.device->cc_minor);
     }
   }
+  d.is("warnings", a.warnings == b.warnings);
+  d.is("capture", a.capture.has_value() == b.capture.has_value() &&
+                      (!a.capture || (a.capture->workload == b.capture->workload &&
+                                      a.capture->workload_name == b.capture->workload_name &&
+                                      a.capture->args == b.capture->args && a.capture->mode == b.capture->mode &&
+                                      a.capture->instantiate == b.capture->instantiate)));
+  d.is("timings", a.timings.has_value() == b.timings.has_value() &&
+                      (!a.timings || (a.timings->capture_ms == b.timings->capture_ms &&
+                                      a.timings->instantiate_ms == b.timings->instantiate_ms &&
+                                      a.timings->walk_ms == b.timings->walk_ms &&
+                                      a.timings->first_replay_ms == b.timings->first_replay_ms &&
+                                      a.timings->steady_replay_ms == b.timings->steady_replay_ms &&
+                                      a.timings->steady_replays == b.timings->steady_replays)));
+  d.is("graph_memory", a.graph_memory.has_value() == b.graph_memory.has_value() &&
+                           (!a.graph_memory || (a.graph_memory->used_current == b.graph_memory->used_current &&
+                                                a.graph_memory->used_high == b.graph_memory->used_high &&
+                                                a.graph_memory->reserved_current == b.graph_memory->reserved_current &&
+                                                a.graph_memory->reserved_high == b.graph_memory->reserved_high)));
   d.field("extra_json.size", a.extra_json.size(), b.extra_json.size());
   for (size_t i = 0; d.out.empty() && i < a.extra_json.size(); ++i) {
     d.text("extra_json key", a.extra_json[i].first, b.extra_json[i].first);

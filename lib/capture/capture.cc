@@ -139,36 +139,33 @@ void capture_one(const CaptureOptions& o, const detail::CaptureHooks& hooks, con
     child_fail(ExitCode::workload, what,
                std::string("capture failed: ") + cudaGetErrorName(end) + ": " + cudaGetErrorString(end));
   }
-  JsonWriter timings(0);
-  timings.begin_object().key("capture_ms").value(capture_ms);
+  CaptureTimings timings;
+  timings.capture_ms = capture_ms;
   cudaGraphExec_t exec = nullptr;
   auto instantiate = [&] {
     auto t = Clock::now();
     GS_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-    timings.key("instantiate_ms").value(ms_since(t));
+    timings.instantiate_ms = ms_since(t);
   };
   if (o.instantiate == Instantiate::now) instantiate();
   auto tw = Clock::now();
   GraphDocument doc = walk_graph(graph, o.walk);
   double walk_ms = ms_since(tw);
   if (o.instantiate == Instantiate::later) instantiate();
-  timings.key("walk_ms").value(walk_ms);
-  JsonWriter memory(0);
+  timings.walk_ms = walk_ms;
+  GraphMemory memory;
   if (exec) {
     if (auto id = exec_graph_id(exec)) {
       assign_exec_ids(doc, *id);
     } else {
-      const char* w = "\"CUPTI is in use by another tool: the exec graph id cannot be read (CUDA 13.0 has no other "
-                      "call for it); ids are the template graph's\"";
-      auto it = std::find_if(doc.extra_json.begin(), doc.extra_json.end(),
-                             [](const auto& kv) { return kv.first == "warnings"; });
-      if (it == doc.extra_json.end()) doc.extra_json.emplace_back("warnings", std::string("[") + w + "]");
-      else it->second.insert(it->second.size() - 1, std::string(", ") + w);
+      doc.warnings.push_back(
+          "CUPTI is in use by another tool: the exec graph id cannot be read (CUDA 13.0 has no other call for it); "
+          "ids are the template graph's");
     }
     auto t = Clock::now();
     GS_CUDA(cudaGraphLaunch(exec, stream));
     GS_CUDA(cudaStreamSynchronize(stream));
-    timings.key("first_replay_ms").value(ms_since(t));
+    timings.first_replay_ms = ms_since(t);
     std::vector<double> steady;
     for (int r = 0; r < o.replays; ++r) {
       auto s = Clock::now();
@@ -178,36 +175,24 @@ void capture_one(const CaptureOptions& o, const detail::CaptureHooks& hooks, con
     }
     if (!steady.empty()) {
       std::sort(steady.begin(), steady.end());
-      timings.key("steady_replay_ms").value(steady[steady.size() / 2]);
-      timings.key("steady_replays").value(int64_t(steady.size()));
+      timings.steady_replay_ms = steady[steady.size() / 2];
+      timings.steady_replays = steady.size();
     }
-    memory.begin_object();
-    const std::pair<const char*, cudaGraphMemAttributeType> attrs[] = {
-        {"used_current", cudaGraphMemAttrUsedMemCurrent},
-        {"used_high", cudaGraphMemAttrUsedMemHigh},
-        {"reserved_current", cudaGraphMemAttrReservedMemCurrent},
-        {"reserved_high", cudaGraphMemAttrReservedMemHigh}};
-    for (const auto& [name, attr] : attrs) {
-      uint64_t v = 0;
-      GS_CUDA(cudaDeviceGetGraphMemAttribute(o.device, attr, &v));
-      memory.key(name).value(v);
+    const std::pair<uint64_t*, cudaGraphMemAttributeType> attrs[] = {
+        {&memory.used_current, cudaGraphMemAttrUsedMemCurrent},
+        {&memory.used_high, cudaGraphMemAttrUsedMemHigh},
+        {&memory.reserved_current, cudaGraphMemAttrReservedMemCurrent},
+        {&memory.reserved_high, cudaGraphMemAttrReservedMemHigh}};
+    for (const auto& [field, attr] : attrs) {
+      GS_CUDA(cudaDeviceGetGraphMemAttribute(o.device, attr, field));
     }
-    memory.end_object();
   }
-  timings.end_object();
   doc.name = gd.name;
   doc.device = dev;
-  JsonWriter cap(0);
-  cap.begin_object().key("workload").value(o.workload).key("workload_name").value(w->name ? w->name : "");
-  cap.key("args").begin_array();
-  for (const auto& a : o.args) cap.value(a);
-  cap.end_array().key("mode").value(o.capture_mode).key("instantiate").value(instantiate_name(o.instantiate));
-  cap.end_object();
-  doc.extra_json.emplace_back("capture", cap.take());
-  doc.extra_json.emplace_back("timings", timings.take());
-  if (exec) doc.extra_json.emplace_back("graph_memory", memory.take());
-  for (auto& [k, v] : doc.extra_json)
-    if (!v.empty() && v.back() == '\n') v.pop_back();
+  doc.capture = CaptureInfo{o.workload, w->name ? w->name : "", o.args, o.capture_mode,
+                            std::string(instantiate_name(o.instantiate))};
+  doc.timings = timings;
+  if (exec) doc.graph_memory = memory;
   write_output(scratch.path(std::to_string(index) + ".json"), write_graph_json(doc));
   if (o.nvidia_dot) {
     GS_CUDA(cudaGraphDebugDotPrint(graph, scratch.path(std::to_string(index) + ".nvidia.dot").c_str(),

@@ -512,8 +512,7 @@ GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options) {
   w.walk(g, doc.root, 0);
   w.names(doc.kernel_names);
   if (w.ids_from_dot())
-    doc.extra_json.emplace_back(
-        "warnings", "[\"CUPTI is in use by another tool: graph and node ids were read from cudaGraphDebugDotPrint\"]");
+    doc.warnings.push_back("CUPTI is in use by another tool: graph and node ids were read from cudaGraphDebugDotPrint");
   if (w.has_conditional() && options.conditional_bodies) attach_conditional_bodies(g, doc.root);
   return doc;
 }

@@ -145,6 +145,27 @@ struct DeviceInfo {
   std::optional<int> cc_major, cc_minor;
 };
 
+/// How `graphscope capture` made the graph: the workload, its arguments and
+/// the capture and instantiation modes.
+struct CaptureInfo {
+  std::string workload, workload_name;
+  std::vector<std::string> args;
+  std::string mode, instantiate;
+};
+
+/// What a capture measured, in milliseconds (steady_replays: how many
+/// replays the steady-state median is of). Each figure is optional.
+struct CaptureTimings {
+  std::optional<double> capture_ms, instantiate_ms, walk_ms, first_replay_ms, steady_replay_ms;
+  std::optional<uint64_t> steady_replays;
+};
+
+/// The device's graph memory pool after instantiation, in bytes
+/// (cudaDeviceGetGraphMemAttribute).
+struct GraphMemory {
+  uint64_t used_current = 0, used_high = 0, reserved_current = 0, reserved_high = 0;
+};
+
 /// One graph document: the root graph plus what is known about where it came
 /// from. Extensions beyond PyTorch's dict are optional.
 struct GraphDocument {
@@ -156,8 +177,15 @@ struct GraphDocument {
   // Demangled kernel names by mangled name, once per kernel (the walker
   // fills this instead of every node's KernelInfo::demangled).
   std::vector<std::pair<std::string, std::string>> kernel_names;
-  // Free-form extras read from or written to JSON (timings, memory, ...),
-  // kept as serialized JSON text so the model stays plain.
+  // What a capture recorded about itself (graphscope documents only).
+  std::vector<std::string> warnings;  // e.g. ids read another way than usual
+  std::optional<CaptureInfo> capture;
+  std::optional<CaptureTimings> timings;
+  std::optional<GraphMemory> graph_memory;
+  // Top-level keys this version does not know, as JSON text, passed through
+  // unchanged (written after the known ones). A known key whose value has
+  // another shape than this version writes (an unknown member, a wrong type)
+  // is kept here too, whole, rather than refused or half-read.
   std::vector<std::pair<std::string, std::string>> extra_json;
 };
 

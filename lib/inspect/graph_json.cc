@@ -54,7 +54,7 @@ class Reader {
         std::string_view sf = r_.string(v, "source_format");
         if (!sf.empty()) doc.source_format = std::string(sf);
       } else if (k == "device") doc.device = device(v);
-      else doc.extra_json.emplace_back(std::string(k), t_.to_json(v));
+      else if (!capture_extra(k, v, doc)) doc.extra_json.emplace_back(std::string(k), t_.to_json(v));
     }
     uint32_t nodes = t_.find(root, "nodes");
     if (nodes == kAbsent) r_.fail("nodes", "missing: a graph document lists its nodes");
@@ -82,6 +82,97 @@ class Reader {
       }
       for (auto& b : n.bodies) apply_kernel_names(table, b);
     }
+  }
+
+  // A capture's own record (warnings, capture, timings, graph_memory) into
+  // its typed member; false (the caller keeps it as passed-through JSON)
+  // for any other key, or a value of another shape than capture writes.
+  bool capture_extra(std::string_view k, uint32_t v, GraphDocument& doc) const {
+    const Kind kind = t_.at(v).kind;
+    auto number = [&](uint32_t x, double* out) {
+      const auto& val = t_.at(x);
+      if (val.kind == Kind::real) *out = val.d;
+      else if (val.kind == Kind::unsigned_integer) *out = double(val.u);
+      else if (val.kind == Kind::integer) *out = double(val.i);
+      else return false;
+      return true;
+    };
+    auto count = [&](uint32_t x, uint64_t* out) {
+      if (t_.at(x).kind != Kind::unsigned_integer) return false;
+      *out = t_.at(x).u;
+      return true;
+    };
+    auto text = [&](uint32_t x, std::string* out) {
+      if (t_.at(x).kind != Kind::string || t_.at(x).s.len > kMaxStringBytes) return false;
+      *out = std::string(t_.str(x));
+      return true;
+    };
+    // Every member of object v through f(key, value); false when one fails.
+    auto members = [&](auto f) {
+      if (kind != Kind::object) return false;
+      for (uint32_t i = 0; i < t_.at(v).count; ++i)
+        if (!f(t_.member_key(v, i), t_.member_value(v, i))) return false;
+      return true;
+    };
+    if (k == "warnings") {
+      if (kind != Kind::array || !doc.warnings.empty()) return false;
+      std::vector<std::string> w(t_.at(v).count);
+      for (uint32_t i = 0; i < w.size(); ++i)
+        if (!text(t_.element(v, i), &w[i])) return false;
+      doc.warnings = std::move(w);
+      return true;
+    }
+    if (k == "capture") {
+      CaptureInfo c;
+      bool ok = members([&](std::string_view m, uint32_t x) {
+        if (m == "workload") return text(x, &c.workload);
+        if (m == "workload_name") return text(x, &c.workload_name);
+        if (m == "mode") return text(x, &c.mode);
+        if (m == "instantiate") return text(x, &c.instantiate);
+        if (m != "args" || t_.at(x).kind != Kind::array) return false;
+        c.args.resize(t_.at(x).count);
+        for (uint32_t i = 0; i < c.args.size(); ++i)
+          if (!text(t_.element(x, i), &c.args[i])) return false;
+        return true;
+      });
+      if (ok && !doc.capture) doc.capture = std::move(c);
+      return ok;
+    }
+    if (k == "timings") {
+      CaptureTimings c;
+      bool ok = members([&](std::string_view m, uint32_t x) {
+        std::optional<double>* f = m == "capture_ms"         ? &c.capture_ms
+                                   : m == "instantiate_ms"   ? &c.instantiate_ms
+                                   : m == "walk_ms"          ? &c.walk_ms
+                                   : m == "first_replay_ms"  ? &c.first_replay_ms
+                                   : m == "steady_replay_ms" ? &c.steady_replay_ms
+                                                             : nullptr;
+        double d = 0;
+        uint64_t n = 0;
+        if (f) return !*f && number(x, &d) && (*f = d, true);
+        if (m == "steady_replays") return !c.steady_replays && count(x, &n) && (c.steady_replays = n, true);
+        return false;
+      });
+      if (ok && !doc.timings) doc.timings = c;
+      return ok;
+    }
+    if (k == "graph_memory") {
+      GraphMemory g;
+      int seen = 0;
+      bool ok = members([&](std::string_view m, uint32_t x) {
+        uint64_t* f = m == "used_current"       ? &g.used_current
+                      : m == "used_high"        ? &g.used_high
+                      : m == "reserved_current" ? &g.reserved_current
+                      : m == "reserved_high"    ? &g.reserved_high
+                                                : nullptr;
+        ++seen;
+        return f && count(x, f);
+      });
+      ok = ok && seen == 4;
+      if (ok && !doc.graph_memory) doc.graph_memory = g;
+      return ok;
+    }
+    return false;
   }
 
   uint32_t kernel_names = kAbsent;
@@ -576,6 +667,46 @@ void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t) {
   w.end_array();
 }
 
+// A capture's own record, each part on one line, in the order capture adds
+// them.
+void write_capture_record(JsonWriter& out, const GraphDocument& doc) {
+  JsonWriter w(0);
+  if (!doc.warnings.empty()) {
+    w.begin_array();
+    for (const auto& x : doc.warnings) w.value(x);
+    w.end_array();
+    out.key_literal("warnings").raw(w.view());
+  }
+  if (const auto& c = doc.capture) {
+    w.clear();
+    w.begin_object().key_literal("workload").value(c->workload).key_literal("workload_name").value(c->workload_name);
+    w.key_literal("args").begin_array();
+    for (const auto& a : c->args) w.value(a);
+    w.end_array().key_literal("mode").value(c->mode).key_literal("instantiate").value(c->instantiate);
+    w.end_object();
+    out.key_literal("capture").raw(w.view());
+  }
+  if (const auto& t = doc.timings) {
+    w.clear();
+    w.begin_object();
+    opt(w, "capture_ms", t->capture_ms);
+    opt(w, "instantiate_ms", t->instantiate_ms);
+    opt(w, "walk_ms", t->walk_ms);
+    opt(w, "first_replay_ms", t->first_replay_ms);
+    opt(w, "steady_replay_ms", t->steady_replay_ms);
+    opt(w, "steady_replays", t->steady_replays);
+    w.end_object();
+    out.key_literal("timings").raw(w.view());
+  }
+  if (const auto& m = doc.graph_memory) {
+    w.clear();
+    w.begin_object().key_literal("used_current").value(m->used_current).key_literal("used_high").value(m->used_high);
+    w.key_literal("reserved_current").value(m->reserved_current).key_literal("reserved_high").value(m->reserved_high);
+    w.end_object();
+    out.key_literal("graph_memory").raw(w.view());
+  }
+}
+
 }  // namespace
 
 std::string write_graph_json(const GraphDocument& doc) {
@@ -599,6 +730,7 @@ std::string write_graph_json(const GraphDocument& doc) {
       w.key_literal("compute_capability").begin_array().value(*d.cc_major).value(*d.cc_minor).end_array();
     w.end_object();
   }
+  write_capture_record(w, doc);
   for (const auto& [k, v] : doc.extra_json) w.key(k).raw(v);
   // Demangled names once per kernel, not once per node.
   std::unordered_map<std::string_view, std::string_view> unique;

@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include "demangle.h"
-#include "json_tape.h"
 #include "topology.h"
 
 namespace graphscope {
@@ -90,44 +89,27 @@ std::string format_summary(const GraphDocument& doc, const GraphSummary& s, cons
   line("depth", std::to_string(s.depth) + " (nodes on the longest path of the root graph)");
   line("width", std::to_string(s.width) + (s.width ? " (at level " + std::to_string(s.width_level) + ")" : ""));
   line("roots/leaves", std::to_string(s.roots) + " / " + std::to_string(s.leaves));
-  // A capture's own measurements, when the document carries them.
-  for (const auto& [key, json] : doc.extra_json) {
-    if (key != "timings" && key != "graph_memory" && key != "warnings") continue;
-    JsonTape t = JsonTape::parse(json, key);
-    uint32_t r = t.root();
-    auto num = [&](const char* k, double* v) {
-      uint32_t x = t.at(r).kind == JsonTape::Kind::object ? t.find(r, k) : UINT32_MAX;
-      if (x == UINT32_MAX) return false;
-      const auto& val = t.at(x);
-      if (val.kind == JsonTape::Kind::real) *v = val.d;
-      else if (val.kind == JsonTape::Kind::unsigned_integer) *v = double(val.u);
-      else if (val.kind == JsonTape::Kind::integer) *v = double(val.i);
-      else return false;
-      return true;
-    };
-    double v = 0;
-    std::string text;
-    auto add = [&](const char* k, const char* label, const char* unit, double scale) {
-      if (num(k, &v)) {
-        std::snprintf(buf, sizeof buf, "%s%s %.3g %s", text.empty() ? "" : ", ", label, v * scale, unit);
-        text += buf;
-      }
-    };
-    if (key == "timings") {
-      add("capture_ms", "capture", "ms", 1);
-      add("instantiate_ms", "instantiate", "ms", 1);
-      add("walk_ms", "walk", "ms", 1);
-      add("first_replay_ms", "first replay", "ms", 1);
-      add("steady_replay_ms", "steady replay", "ms", 1);
-      if (!text.empty()) line("timings", text);
-    } else if (key == "graph_memory") {
-      add("used_current", "used", "MiB", 1.0 / (1 << 20));
-      add("reserved_current", "reserved", "MiB", 1.0 / (1 << 20));
-      if (!text.empty()) line("graph memory", text);
-    } else if (t.at(r).kind == JsonTape::Kind::array) {
-      for (uint32_t i = 0; i < t.at(r).count; ++i)
-        if (t.at(t.element(r, i)).kind == JsonTape::Kind::string) line("warning", std::string(t.str(t.element(r, i))));
-    }
+  // A capture's own record, when the document carries it.
+  for (const auto& w : doc.warnings) line("warning", w);
+  std::string text;
+  auto add = [&](const std::optional<double>& v, const char* label, const char* unit, double scale) {
+    if (!v) return;
+    std::snprintf(buf, sizeof buf, "%s%s %.3g %s", text.empty() ? "" : ", ", label, *v * scale, unit);
+    text += buf;
+  };
+  if (const auto& t = doc.timings) {
+    add(t->capture_ms, "capture", "ms", 1);
+    add(t->instantiate_ms, "instantiate", "ms", 1);
+    add(t->walk_ms, "walk", "ms", 1);
+    add(t->first_replay_ms, "first replay", "ms", 1);
+    add(t->steady_replay_ms, "steady replay", "ms", 1);
+    if (!text.empty()) line("timings", text);
+  }
+  if (const auto& m = doc.graph_memory) {
+    text.clear();
+    add(double(m->used_current), "used", "MiB", 1.0 / (1 << 20));
+    add(double(m->reserved_current), "reserved", "MiB", 1.0 / (1 << 20));
+    line("graph memory", text);
   }
   out += "\nnode types\n";
   for (const auto& [t, n] : s.by_type) {
