@@ -8,6 +8,7 @@
 #include "inspect/check_report.h"
 #include "inspect/rules_json.h"
 #include "inspect/json_tape.h"
+#include "inspect/profile_json.h"
 
 namespace graphscope::fuzz {
 
@@ -31,26 +32,30 @@ inline GraphDocument check_graph_fixture() {
   return doc;
 }
 
-inline ProfileFacts check_profile_fixture() {
-  ProfileFacts p;
+inline ProfileDocument check_profile_fixture() {
+  ProfileDocument d;
+  ProfileReport& p = d.report;
   p.exec_graph_id = 7;
   p.replays = 3;
   p.makespan_us = 10;
   p.critical_path_us = 7.5;
   for (uint32_t i = 0; i < 4; ++i) {
-    ProfileNodeFacts f;
+    NodeProfile f;
     f.index = i;
-    f.tools_id = (uint64_t(7) << 32) | i;
+    f.replays = 3;
     f.delay_us = 2.0 * i;
-    f.verdict = i == 3 ? "fake" : "real";
+    f.verdict = i == 3 ? Verdict::fake : Verdict::real;
     if (i == 3) f.blocking = true, f.blocker = 0, f.cause = "same channel";
     p.nodes.push_back(f);
+    ProfileDocument::NodeIdentity id;
+    id.tools_id = (uint64_t(7) << 32) | i;
+    d.nodes.push_back(id);
   }
-  return p;
+  return d;
 }
 
 /// Runs the rules and writes every report; the JSON report must be JSON.
-inline void run_and_report(const GraphDocument& doc, const ProfileFacts* profile,
+inline void run_and_report(const GraphDocument& doc, const ProfileDocument* profile,
                            const GraphDocument* baseline, const CheckRules& rules) {
   CheckResult r = run_checks(doc, profile, baseline, rules);
   r.graph = "graph.json";
@@ -63,6 +68,13 @@ inline void run_and_report(const GraphDocument& doc, const ProfileFacts* profile
     JsonTape::parse(json, "check json");
   } catch (const Error& e) {
     finding(std::string("write_check_json wrote invalid JSON: ") + e.what());
+  }
+  // The result document reads back to the same result.
+  try {
+    check(write_check_json(read_check_json(json, "check json")) == json,
+          "write_check_json(read_check_json(x)) differs from x");
+  } catch (const Error& e) {
+    finding(std::string("read_check_json refused what write_check_json wrote: ") + e.what());
   }
   check(!write_check_junit(r).empty(), "empty JUnit XML");
 }

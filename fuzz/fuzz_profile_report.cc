@@ -1,5 +1,5 @@
 // libFuzzer target: profile reports as `graphscope check --profile` reads
-// them (read_profile_report), matched against a small fixed graph, and the
+// them (read_profile_json), matched against a small fixed graph, and the
 // profile rules run on them and written as text, JSON and JUnit XML.
 #include <cstddef>
 #include <cstdint>
@@ -11,8 +11,8 @@ using namespace graphscope::fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = text_of(data, size);
-  ProfileFacts profile;
-  if (!accepts([&] { profile = read_profile_report(text, "profile.json"); })) return 0;
+  ProfileDocument profile;
+  if (!accepts([&] { profile = read_profile_json(text, "profile.json"); })) return 0;
   static const GraphDocument doc = check_graph_fixture();
   accepts([&] { check_profile_matches(profile, doc, "profile.json", "graph.json"); });
   CheckRules rules;

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(e.code() == ExitCode::usage, std::string("check_rules_usable: not a usage error: ") + e.what());
   }
   static const GraphDocument doc = check_graph_fixture();
-  static const ProfileFacts profile = check_profile_fixture();
+  static const ProfileDocument profile = check_profile_fixture();
   static const GraphDocument empty;
   run_and_report(doc, &profile, &doc, rules);
   run_and_report(doc, nullptr, &empty, rules);
