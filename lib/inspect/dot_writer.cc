@@ -7,8 +7,6 @@
 // captured instead of printed to stderr.
 #include "dot_writer.h"
 
-#include "graphviz_lock.h"
-
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
@@ -24,6 +22,7 @@
 
 #include "demangle.h"
 #include "error.h"
+#include "graphviz.h"
 
 namespace graphscope {
 namespace {
@@ -180,58 +179,8 @@ const char* const kClusterFill[] = {"#f7f7f7", "#ececec", "#e2e2e2"};
 // ---------------------------------------------------------------------------
 // Graphviz plumbing
 
-std::string& graphviz_messages() {
-  static std::string s;
-  return s;
-}
-
-int capture_message(char* msg) {
-  if (msg) graphviz_messages() += msg;
-  return 0;
-}
-
-/// Holds the Graphviz lock and routes Graphviz's messages into a buffer for
-/// as long as it lives; restores the previous handler afterwards.
-class GraphvizSession {
- public:
-  GraphvizSession() : lock_(graphviz_mutex()) {
-    graphviz_messages().clear();
-    prev_handler_ = agseterrf(capture_message);
-    prev_level_ = agseterr(AGWARN);  // every message goes to the handler
-  }
-  ~GraphvizSession() {
-    agseterr(prev_level_);
-    agseterrf(prev_handler_);
-    graphviz_messages().clear();
-  }
-  GraphvizSession(const GraphvizSession&) = delete;
-  GraphvizSession& operator=(const GraphvizSession&) = delete;
-
-  /// What Graphviz said, on one line; `fallback` when it said nothing.
-  static std::string message(const char* fallback) {
-    std::string out;
-    bool space = false;
-    for (char c : graphviz_messages()) {
-      const bool ws = c == '\n' || c == '\r' || c == '\t' || c == ' ';
-      if (ws) {
-        space = !out.empty();
-        continue;
-      }
-      if (space) out += ' ';
-      space = false;
-      out += c;
-    }
-    for (const char* prefix : {"Error: ", "Warning: "})
-      if (out.rfind(prefix, 0) == 0) out.erase(0, std::char_traits<char>::length(prefix));
-    if (out.size() > 300) out = out.substr(0, 297) + "...";
-    return out.empty() ? fallback : out;
-  }
-
- private:
-  std::lock_guard<std::mutex> lock_;
-  agusererrf prev_handler_ = nullptr;
-  agerrlevel_t prev_level_ = AGWARN;
-};
+using graphviz::GraphPtr;
+using GraphvizSession = graphviz::Session;
 
 // ID discipline. cgraph's default one uses the address of a named object's
 // interned name as its ID, and orders subgraphs by ID when writing: sibling
@@ -337,12 +286,6 @@ Agdisc_t make_disc() {
 }
 Agdisc_t g_disc = make_disc();
 
-struct GraphCloser {
-  void operator()(Agraph_t* g) const {
-    if (g) agclose(g);
-  }
-};
-using GraphPtr = std::unique_ptr<Agraph_t, GraphCloser>;
 
 struct ContextFreer {
   void operator()(GVC_t* c) const {

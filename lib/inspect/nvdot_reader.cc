@@ -24,10 +24,6 @@
 // dependencies.
 #include "nvdot_reader.h"
 
-#include "graphviz_lock.h"
-
-#include <graphviz/cgraph.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -41,6 +37,8 @@
 
 #include "demangle.h"
 #include "error.h"
+#include "graphviz.h"
+#include "nvdot_label.h"
 #include "validate.h"
 
 namespace graphscope {
@@ -48,214 +46,10 @@ namespace {
 
 using std::string_view;
 
-// ---------------------------------------------------------------------------
-// Small text helpers
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using namespace nvdot;
 
-string_view trim(string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && is_space(s[b])) ++b;
-  while (e > b && is_space(s[e - 1])) --e;
-  return s.substr(b, e - b);
-}
-
-bool starts_with(string_view s, string_view p) { return s.size() >= p.size() && s.compare(0, p.size(), p) == 0; }
-
-// A piece of input quoted in an error message: short, printable ASCII.
-std::string shown(string_view s);
-std::string shown(const char* s) { return shown(s ? string_view(s) : string_view()); }
-std::string shown(string_view s) {
-  constexpr size_t kMax = 60;
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < kMax; ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '\n') out += "\\n";
-    else out.push_back(c >= 0x20 && c < 0x7f ? char(c) : '?');
-  }
-  if (s.size() > kMax) out += "...";
-  return out;
-}
-
-// Removes Graphviz record escapes ("\<" -> "<", "\{" -> "{").
-void unescape_into(string_view s, std::string& out) {
-  out.clear();
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) ++i;
-    out.push_back(s[i]);
-  }
-}
-
-enum class Num { ok, bad, range };
-
-// Unsigned number, decimal or 0x-prefixed hexadecimal, all of s.
-template <typename T>
-Num parse_uint(string_view s, T* out) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  if (s.empty()) return Num::bad;
-  T v{};
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec == std::errc::result_out_of_range) return Num::range;
-  if (ec != std::errc() || p != s.data() + s.size()) return Num::bad;
-  *out = v;
-  return Num::ok;
-}
-
-// "graph_G" -> G; false when s is not exactly that form.
-bool parse_graph_ref(string_view s, uint32_t* g) {
-  if (!starts_with(s, "graph_") || s.size() == 6 || !is_digit(s[6])) return false;
-  return parse_uint(s.substr(6), g) == Num::ok;
-}
-
-uint64_t tools_id(uint32_t g, uint32_t n) { return (uint64_t(g) << 32) | n; }
-
-// ---------------------------------------------------------------------------
-// cgraph session: one parse at a time (cgraph's parser and error state are
-// process-wide), errors captured instead of printed, the text read from
-// memory in large pieces (agmemread hands the lexer one line at a time,
-// which costs a third of the parse).
-
-std::string* g_cgraph_errors = nullptr;  // guarded by graphviz_mutex()
-
-int capture_error(char* msg) {
-  if (g_cgraph_errors && msg && g_cgraph_errors->size() < 4096) {
-    try {
-      g_cgraph_errors->append(msg);
-    } catch (...) {
-    }
-  }
-  return 0;
-}
-
-struct MemChannel {
-  const char* data;
-  size_t size, pos;
-};
-
-int channel_read(void* chan, char* buf, int bufsize) {
-  auto* c = static_cast<MemChannel*>(chan);
-  if (bufsize <= 0 || c->pos >= c->size) return 0;
-  size_t n = std::min(c->size - c->pos, size_t(bufsize));
-  std::memcpy(buf, c->data + c->pos, n);
-  c->pos += n;
-  return int(n);
-}
-
-Agiodisc_t g_io_disc = {channel_read, nullptr, nullptr};
-Agdisc_t g_disc = {&AgMemDisc, &AgIdDisc, &g_io_disc};
-
-struct GraphCloser {
-  void operator()(Agraph_t* g) const {
-    if (g) agclose(g);
-  }
-};
-using GraphPtr = std::unique_ptr<Agraph_t, GraphCloser>;
-
-class CgraphSession {
- public:
-  CgraphSession() : lock_(graphviz_mutex()) {
-    g_io_disc.putstr = AgIoDisc.putstr;
-    g_io_disc.flush = AgIoDisc.flush;
-    prev_errf_ = agseterrf(capture_error);
-    prev_level_ = agseterr(AGWARN);  // every message goes to capture_error
-    g_cgraph_errors = &errors_;
-    // The lexer keeps what it buffered past the end of the last graph it
-    // read, for the next read: drain whatever an earlier reader left.
-    MemChannel empty{"", 0, 0};
-    drain(empty);
-  }
-  ~CgraphSession() {
-    g_cgraph_errors = nullptr;
-    agseterr(prev_level_);
-    agseterrf(prev_errf_);
-  }
-  CgraphSession(const CgraphSession&) = delete;
-  CgraphSession& operator=(const CgraphSession&) = delete;
-
-  // One graph from the channel; null when there was none or it had errors
-  // (errors() then says why).
-  GraphPtr read(MemChannel& ch) {
-    errors_.clear();
-    agreseterrors();
-    agreadline(1);
-    if (ch.size) text_ = string_view(ch.data, ch.size);
-    GraphPtr g(agread(&ch, &g_disc));
-    failed_ = agerrors() >= AGERR;
-    if (failed_ && g) {
-      // A parser stack overflow ("memory exhausted") returns the partial
-      // graph with the lexer's buffer still full.
-      g.reset();
-      MemChannel empty{"", 0, 0};
-      drain(empty);
-    }
-    // No graph: the text ended, or the parser gave up, possibly inside a
-    // string or comment.
-    unterminated_ = !g && reset_lexer() && !failed_;
-    return failed_ ? GraphPtr() : std::move(g);
-  }
-  bool failed() const { return failed_; }
-  // The last read found no graph because the text ended inside a quoted
-  // string, an HTML string or a comment.
-  bool unterminated() const { return unterminated_; }
-  const std::string& errors() const { return errors_; }
-
-  // Reads graphs until none is left, so the lexer holds nothing more.
-  // Keeps errors() as it was.
-  void drain(MemChannel& ch) {
-    std::string kept;
-    kept.swap(errors_);
-    for (int i = 0; i < 1000000; ++i) {
-      agreseterrors();
-      GraphPtr g(agread(&ch, &g_disc));
-      if (!g) {
-        reset_lexer();
-        break;
-      }
-    }
-    errors_.swap(kept);
-  }
-
- private:
-  // A text that ends inside a quoted string, an HTML string or a comment
-  // (at the end, or skipped over by the parser after a syntax error) leaves
-  // cgraph's lexer in that state: the next read, of another text, would
-  // start inside the string. A syntax error puts the lexer back, so feed it
-  // closers until one comes. Returns whether the lexer had been left inside
-  // something.
-  bool reset_lexer() {
-    std::string kept;
-    kept.swap(errors_);
-    bool inside = true;
-    for (int i = 0; i < 4; ++i) {
-      std::string closer = i == 0 ? "}" : i == 1 ? "\"}" : "*/}";
-      // The last closes an HTML string, nested at most once per '<' read.
-      if (i == 3) closer = std::string(size_t(std::count(text_.begin(), text_.end(), '<')) + 1, '>') + "}";
-      MemChannel c{closer.data(), closer.size(), 0};
-      agreseterrors();
-      GraphPtr g(agread(&c, &g_disc));
-      if (agerrors() >= AGERR) {
-        inside = i > 0;
-        break;
-      }
-    }
-    agreseterrors();
-    errors_.swap(kept);
-    return inside;
-  }
-
-  std::lock_guard<std::mutex> lock_;
-  agusererrf prev_errf_ = nullptr;
-  agerrlevel_t prev_level_ = AGWARN;
-  std::string errors_;
-  bool failed_ = false, unterminated_ = false;
-  string_view text_;  // the text read in this session
-};
+using graphviz::GraphPtr;
 
 // "syntax error in line 12 near 'x'" -> "syntax error near line 12".
 std::string syntax_reason(const std::string& msg) {
@@ -280,233 +74,6 @@ std::string syntax_reason(const std::string& msg) {
   return what;
 }
 
-// ---------------------------------------------------------------------------
-// Graphviz record labels: "{A | {B | C} | D}" parsed into a tree of fields,
-// then flattened into key/value pairs.
-
-struct Field {
-  string_view text;  // leaf: trimmed, escapes kept
-  int32_t first = -1, last = -1, next = -1;
-  uint32_t count = 0;  // number of children (groups)
-  bool group = false;
-};
-
-// Characters of a record label: text, blanks, and "{", "}", "|", "\\".
-enum : uint8_t { kText = 0, kBlank = 1, kSpecial = 2 };
-struct CharClass {
-  uint8_t of[256] = {};
-  constexpr CharClass() {
-    for (unsigned char c : {' ', '\t', '\n', '\r', '\f', '\v'}) of[c] = kBlank;
-    for (unsigned char c : {'{', '}', '|', '\\'}) of[c] = kSpecial;
-  }
-};
-constexpr CharClass kCharClass;
-
-// The pseudo key emitted for the third field of "{ID | N | name<<<...>>>}".
-constexpr string_view kLaunchKey = "\x01launch";
-constexpr int kMaxRecordDepth = 64;
-
-class RecordLabel {
- public:
-  // False when the braces do not balance or nest absurdly deep.
-  bool parse(string_view s) {
-    f_.clear();
-    pairs_.clear();
-    leaves_.clear();
-    stack_.clear();
-    f_.push_back(Field{});
-    f_[0].group = true;
-    stack_.push_back(0);
-    size_t start = 0, end = 0;
-    bool in_leaf = false;
-    auto flush = [&] {
-      if (!in_leaf) return;
-      add_child(Field{s.substr(start, end - start)});
-      in_leaf = false;
-    };
-    const size_t n = s.size();
-    size_t i = 0;
-    while (i < n) {
-      const uint8_t k = kCharClass.of[static_cast<unsigned char>(s[i])];
-      if (k == kText) {
-        // A run of text up to the next special character; trailing blanks
-        // are not part of the field.
-        if (!in_leaf) start = i, in_leaf = true;
-        size_t j = i + 1, last = i + 1;
-        for (; j < n; ++j) {
-          const uint8_t kj = kCharClass.of[static_cast<unsigned char>(s[j])];
-          if (kj == kSpecial) break;
-          if (kj == kText) last = j + 1;
-        }
-        end = last;
-        i = j;
-        continue;
-      }
-      if (k == kBlank) {
-        ++i;
-        continue;
-      }
-      switch (s[i]) {
-        case '\\':
-          if (!in_leaf) start = i, in_leaf = true;
-          if (i + 1 < n) ++i;
-          end = i + 1;
-          break;
-        case '{': {
-          flush();
-          if (stack_.size() > kMaxRecordDepth) return false;
-          Field g;
-          g.group = true;
-          stack_.push_back(add_child(g));
-          break;
-        }
-        case '}':
-          flush();
-          if (stack_.size() == 1) return false;
-          stack_.pop_back();
-          break;
-        default:  // '|'
-          flush();
-      }
-      ++i;
-    }
-    flush();
-    if (stack_.size() != 1) return false;
-    // The record's own braces: "{KERNEL | ...}".
-    top_ = 0;
-    if (f_[0].count == 1 && f_[f_[0].first].group) top_ = f_[0].first;
-    for (int32_t c = f_[top_].first; c >= 0; c = f_[c].next) {
-      if (f_[c].group) extract(c, 1);
-    }
-    for (const Field& f : f_)
-      if (!f.group) leaves_.push_back(f.text);
-    return true;
-  }
-
-  // The first field of the record ("KERNEL", "MEMSET", ...); empty if none.
-  string_view keyword() const {
-    int32_t c = f_[top_].first;
-    return c >= 0 && !f_[c].group ? f_[c].text : string_view();
-  }
-  const std::vector<std::pair<string_view, string_view>>& pairs() const { return pairs_; }
-  const std::vector<string_view>& leaves() const { return leaves_; }
-
- private:
-  int32_t add_child(const Field& f) {
-    int32_t parent = stack_.back();
-    int32_t idx = int32_t(f_.size());
-    f_.push_back(f);
-    Field& p = f_[parent];
-    if (p.last >= 0) f_[p.last].next = idx;
-    else p.first = idx;
-    p.last = idx;
-    ++p.count;
-    return idx;
-  }
-
-  // A group of leaves only; its size, or -1.
-  int leaf_group_size(int32_t g) const {
-    if (!f_[g].group) return -1;
-    for (int32_t c = f_[g].first; c >= 0; c = f_[c].next)
-      if (f_[c].group) return -1;
-    return int(f_[g].count);
-  }
-  bool digit_led(int32_t leaf) const { return !f_[leaf].text.empty() && is_digit(f_[leaf].text[0]); }
-
-  void extract(int32_t g, int depth) {
-    const Field& grp = f_[g];
-    int32_t a = grp.first;
-    if (grp.count == 2 && !f_[a].group && !f_[f_[a].next].group) {
-      pairs_.emplace_back(f_[a].text, f_[f_[a].next].text);  // {key | value}
-      return;
-    }
-    if (grp.count >= 3 && leaf_group_size(g) >= 3 && f_[a].text == "ID") {
-      int32_t b = f_[a].next;  // {ID | N (topoId: T) | name<<<...>>>}
-      pairs_.emplace_back(f_[a].text, f_[b].text);
-      pairs_.emplace_back(kLaunchKey, f_[f_[b].next].text);
-      return;
-    }
-    if (grp.count >= 2) {
-      // {{k1 | k2} | {v1 | v2}}: a header row of names and a value row with
-      // at least one number, zipped. ({{x | 0} | {y | 0}} is a list of pairs.)
-      int32_t h = a;
-      for (uint32_t i = 0; i + 2 < grp.count; ++i) h = f_[h].next;
-      int32_t v = f_[h].next;
-      int n = leaf_group_size(h);
-      if (n >= 1 && n == leaf_group_size(v)) {
-        bool header = true, values = false;
-        for (int32_t k = f_[h].first; k >= 0; k = f_[k].next) header = header && !digit_led(k);
-        for (int32_t k = f_[v].first; k >= 0; k = f_[k].next) values = values || digit_led(k);
-        if (header && values) {
-          for (int32_t k = f_[h].first, x = f_[v].first; k >= 0; k = f_[k].next, x = f_[x].next)
-            pairs_.emplace_back(f_[k].text, f_[x].text);
-          return;
-        }
-      }
-    }
-    if (depth >= kMaxRecordDepth) return;
-    for (int32_t c = grp.first; c >= 0; c = f_[c].next)
-      if (f_[c].group) extract(c, depth + 1);
-  }
-
-  std::vector<Field> f_;
-  std::vector<int32_t> stack_;
-  std::vector<std::pair<string_view, string_view>> pairs_;
-  std::vector<string_view> leaves_;
-  int32_t top_ = 0;
-};
-
-// ---------------------------------------------------------------------------
-// Node type keywords as cudaGraphDebugDotPrint spells them.
-
-bool keyword_type(string_view k, NodeType* t) {
-  struct Entry {
-    string_view name;
-    NodeType type;
-  };
-  static constexpr Entry kTable[] = {
-      {"KERNEL", NodeType::kernel},
-      {"MEMCPY", NodeType::memcpy},
-      {"MEMSET", NodeType::memset},
-      {"HOST", NodeType::host},
-      {"EMPTY", NodeType::empty},
-      {"EVENT_RECORD", NodeType::event_record},
-      {"EVENT_WAIT", NodeType::wait_event},
-      {"WAIT_EVENT", NodeType::wait_event},
-      {"MEM_ALLOC", NodeType::mem_alloc},
-      {"MEM_FREE", NodeType::mem_free},
-      {"CONDITIONAL", NodeType::conditional},
-      {"EXT_SEMAS_SIGNAL", NodeType::ext_semas_signal},
-      {"EXT_SEMAS_WAIT", NodeType::ext_semas_wait},
-      {"BATCH_MEM_OP", NodeType::batch_mem_op},
-      {"GRAPH", NodeType::child_graph},
-      {"CHILD_GRAPH", NodeType::child_graph},
-  };
-  for (const Entry& e : kTable)
-    if (e.name == k) {
-      *t = e.type;
-      return true;
-    }
-  return false;
-}
-
-// An upper-case word such as "EXT_SEMAS_SIGNAL": a node type keyword, known
-// or not, rather than a kernel name.
-bool looks_like_keyword(string_view s) {
-  bool letter = false;
-  for (char c : s) {
-    if (c >= 'A' && c <= 'Z') letter = true;
-    else if (!(is_digit(c) || c == '_')) return false;
-  }
-  return letter;
-}
-
-std::string lower(string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-  return out;
-}
 
 // ---------------------------------------------------------------------------
 // The reader
@@ -1111,9 +678,8 @@ GraphDocument read_nvidia_dot(const std::string& text, const std::string& origin
   if (const void* nul = std::memchr(text.data(), '\0', text.size()))
     throw_input(origin, "not a DOT graph (a NUL byte at offset " +
                             std::to_string(static_cast<const char*>(nul) - text.data()) + ")");
-  CgraphSession session;
-  MemChannel ch{text.data(), text.size(), 0};
-  GraphPtr g = session.read(ch);
+  graphviz::DotText session(text);
+  GraphPtr g = session.read();
   if (!g) {
     if (session.failed()) throw_input(origin, "not a DOT graph (" + syntax_reason(session.errors()) + ")");
     if (session.unterminated())
@@ -1123,11 +689,11 @@ GraphDocument read_nvidia_dot(const std::string& text, const std::string& origin
   }
   // Anything after the graph's closing brace, read on from where it ended.
   {
-    GraphPtr more = session.read(ch);
+    GraphPtr more = session.read();
     bool trailing = more || session.failed() || session.unterminated();
     if (more) {
       more.reset();
-      session.drain(ch);
+      session.drain();
     }
     if (trailing) throw_input(origin, "not a DOT graph (text after the end of the graph)");
   }
