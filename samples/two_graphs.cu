@@ -20,7 +20,7 @@
 //
 //   g = dy * (1 - y^2); dx = g * w; dw = g * x; w -= 0.01 * dw.
 //
-// It exists to test workloads of several graphs: --graph selection, one
+// It exists to test workloads of several graphs: --name selection, one
 // setup shared by both captures, and output naming per graph.
 #include <cuda_runtime.h>
 

@@ -39,11 +39,14 @@ fi
 # option line starts with two spaces and a dash; its first column holds the
 # names, "-o,--output" (or "-o,     --output" in newer CLI11), before the
 # type and the description (which may mention other options: not taken).
+# Option groups ("[Option Group: Live]") list their options the same way,
+# indented further.
 help_options() {
   awk '
     /^[A-Za-z][A-Za-z ]*:$/ { section = tolower($0); next }
+    /^\[Option Group: / { section = "options:"; next }  # a group of options: listed indented below
     /^$/ { section = ""; next }
-    section == "options:" && /^  -/ {
+    section == "options:" && /^ +-/ {
       n = split($0, tok, /[ \t]+/)
       for (i = 2; i <= n; i++) {  # tok[1] is the empty string before the indent
         t = tok[i]

@@ -9,9 +9,7 @@
 #include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/summary.h"
-#ifdef GRAPHSCOPE_HAVE_CUDA
 #include "capture/capture.h"
-#endif
 
 namespace graphscope::cli {
 namespace {
@@ -31,11 +29,10 @@ struct CaptureCli {
 };
 
 // "out.json" -> "out.forward.json" when a workload has several graphs.
-[[maybe_unused]] std::string per_graph(const std::string& path, const std::string& name, bool several) {
+std::string per_graph(const std::string& path, const std::string& name, bool several) {
   return several ? with_tag(path, name) : path;
 }
 
-#ifdef GRAPHSCOPE_HAVE_CUDA
 unsigned parse_dot_flags(const std::string& s) {
   if (s == "verbose") return 1;
   if (s == "default" || s == "none") return 0;
@@ -83,7 +80,6 @@ int run_capture(const CaptureCli& c) {
   if (c.summary) write_output("-", text);
   return 0;
 }
-#endif
 
 }  // namespace
 
@@ -100,7 +96,8 @@ Handler declare_capture(CLI::App& sub) {
   sub.add_option("--dot", c->dot, "Also write graphscope's DOT picture");
   sub.add_option("--svg", c->svg, "Also write the picture as SVG");
   sub.add_option("--svg-max-nodes", c->svg_max_nodes, "Refuse to lay out larger graphs as SVG (default 5000)");
-  sub.add_option("--graph", c->graph, "Capture only the graph of this name");
+  sub.add_option("--name", c->graph, "Capture only the workload's graph of this name");
+  sub.add_option("--graph", c->graph, "Deprecated alias of --name (removed in the next release)");
   sub.add_option("--capture-mode", c->mode, "cudaStreamCaptureMode: global (default), thread_local or relaxed")
       ->check(CLI::IsMember({"global", "thread_local", "relaxed"}));
   sub.add_option("--instantiate", c->instantiate,
@@ -117,8 +114,8 @@ Handler declare_capture(CLI::App& sub) {
   sub.add_option("--nvidia-dot", c->nvidia_dot, "Also write cudaGraphDebugDotPrint of the same graph");
   sub.add_option("--nvidia-dot-flags", c->nvidia_dot_flags,
                  "Flags for --nvidia-dot: verbose (default), default, or a number");
-#ifdef GRAPHSCOPE_HAVE_CUDA
   return [c] {
+    capture::require_cuda("capture");
     if (c->exec) {
       c->attach.command = c->args;
       if (!c->workload.empty()) c->attach.command.insert(c->attach.command.begin(), c->workload);
@@ -128,11 +125,6 @@ Handler declare_capture(CLI::App& sub) {
       throw Error(ExitCode::usage, "capture", "give a WORKLOAD.so, or --exec -- COMMAND to attach to a program");
     return run_capture(*c);
   };
-#else
-  return [c]() -> int {
-    throw Error(ExitCode::device, "capture is not available", "this graphscope was built without CUDA");
-  };
-#endif
 }
 
 }  // namespace graphscope::cli

@@ -22,9 +22,7 @@
 #include "inspect/profile.h"
 #include "inspect/profile_json.h"
 #include "inspect/profile_report.h"
-#ifdef GRAPHSCOPE_HAVE_CUDA
 #include "capture/replay.h"
-#endif
 
 namespace graphscope::cli {
 namespace {
@@ -91,7 +89,6 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
   return r;
 }
 
-#ifdef GRAPHSCOPE_HAVE_CUDA
 // How the verdicts of one graph change between runs with different numbers
 // of hardware connections: totals per run, then every node whose verdict or
 // blocking differs.
@@ -125,7 +122,6 @@ std::string compare_runs(const GraphDocument& doc, const std::vector<int>& runs,
   if (!changed) s += "  no node's verdict changes\n";
   return s;
 }
-#endif
 
 int run_offline(const ProfileCli& c) {
   if (c.graph.empty() || c.trace.empty())
@@ -166,7 +162,6 @@ int run_offline(const ProfileCli& c) {
   return 0;
 }
 
-#ifdef GRAPHSCOPE_HAVE_CUDA
 int run_live(const ProfileCli& c) {
   std::vector<int> runs = c.connections.empty() ? std::vector<int>{0} : c.connections;
   std::vector<std::pair<std::string, std::string>> out;
@@ -207,7 +202,6 @@ int run_live(const ProfileCli& c) {
   if (!text.empty()) write_output("-", text);
   return 0;
 }
-#endif
 
 }  // namespace
 
@@ -215,8 +209,13 @@ Handler declare_profile(CLI::App& sub) {
   auto c = std::make_shared<ProfileCli>();
   sub.add_option("WORKLOAD", c->workload, "Workload shared object to capture and replay under CUPTI");
   sub.add_option("ARGS", c->args, "Arguments for the workload's setup, after --");
-  sub.add_option("--graph", c->graph, "Offline: the graph (graphscope or PyTorch JSON, or cudaGraphDebugDotPrint DOT)");
-  sub.add_option("--trace", c->trace, "Offline: a Chrome trace with Kineto keys (graphscope's or a PyTorch profiler export)");
+  // Options by mode: offline (a graph and a trace), live (a workload, or an
+  // application with --exec), and those of every mode.
+  CLI::App* offline = sub.add_option_group("Offline", "profile --graph GRAPH --trace TRACE");
+  CLI::App* live = sub.add_option_group("Live", "profile WORKLOAD.so [-- ARGS], and --exec");
+  CLI::App* attach = sub.add_option_group("Attach", "profile --exec [options] -- COMMAND [ARGS]");
+  offline->add_option("--graph", c->graph, "Offline: the graph (graphscope or PyTorch JSON, or cudaGraphDebugDotPrint DOT)");
+  offline->add_option("--trace", c->trace, "Offline: a Chrome trace with Kineto keys (graphscope's or a PyTorch profiler export)");
   sub.add_option("--exec-graph-id", c->exec_graph_id, "Which exec graph's records to analyse");
   sub.add_flag("--json", c->json, "Write the graphscope.profile/1 report instead of text");
   sub.add_option("-o,--output", c->output, "Report file (default: standard output)");
@@ -224,25 +223,25 @@ Handler declare_profile(CLI::App& sub) {
                                               "graph edges as flows and fake dependencies marked");
   sub.add_option("--threshold-us", c->threshold, "Delay past which a node is blocked (default 5)")->check(CLI::Range(0.0, 1e9));
   sub.add_option("--tolerance-us", c->tolerance, "How close an end must be to a start (default 2)")->check(CLI::Range(0.0, 1e9));
-  sub.add_option("--replays", c->replays, "Live: traced replays (default 20)")->check(CLI::Range(1, 1000000));
-  sub.add_option("--warmup", c->warmup, "Live: untraced replays first (default 3; with --exec 1)")->check(CLI::Range(0, 1000000));
-  sub.add_option("--connections", c->connections,
-                 "Live: run with CUDA_DEVICE_MAX_CONNECTIONS=N (1-32); several values compare runs")
+  live->add_option("--replays", c->replays, "Live: traced replays (default 20)")->check(CLI::Range(1, 1000000));
+  live->add_option("--warmup", c->warmup, "Live: untraced replays first (default 3; with --exec 1)")->check(CLI::Range(0, 1000000));
+  live->add_option("--connections", c->connections,
+                   "Live: run with CUDA_DEVICE_MAX_CONNECTIONS=N (1-32); several values compare runs")
       ->check(CLI::Range(1, 32));
   sub.add_option("--svg", c->svg, "Also write the graph as SVG, nodes coloured by their delay");
   sub.add_option("--dot", c->dot, "Also write that picture as DOT");
   sub.add_option("--svg-max-nodes", c->svg_max_nodes, "Refuse to lay out larger graphs as SVG (default 5000)");
-  sub.add_option("--graph-out", c->graph_out, "Live: also write the captured graph (graphscope.graph/1 JSON)");
-  sub.add_option("--name", c->name, "Live: profile only the workload's graph of this name");
-  sub.add_option("--capture-mode", c->mode, "Live: global (default), thread_local or relaxed")
+  live->add_option("--graph-out", c->graph_out, "Live: also write the captured graph (graphscope.graph/1 JSON)");
+  live->add_option("--name", c->name, "Live: profile only the workload's graph of this name");
+  live->add_option("--capture-mode", c->mode, "Live: global (default), thread_local or relaxed")
       ->check(CLI::IsMember({"global", "thread_local", "relaxed"}));
-  sub.add_option("--timeout", c->timeout, "Live: seconds the workload may run (default 300)")->check(CLI::Range(0.1, 1e7));
-  sub.add_option("--device", c->device, "Live: CUDA device ordinal (default 0)")->check(CLI::Range(0, 1024));
-  add_attach_options(sub, c->exec, c->attach);
-  auto* warmup = sub.get_option("--warmup");
+  live->add_option("--timeout", c->timeout, "Live: seconds the workload may run (default 300)")->check(CLI::Range(0.1, 1e7));
+  live->add_option("--device", c->device, "Live: CUDA device ordinal (default 0)")->check(CLI::Range(0, 1024));
+  add_attach_options(*attach, c->exec, c->attach);
+  auto* warmup = live->get_option("--warmup");
   return [c, warmup]() -> int {
     if (c->exec) {
-#ifdef GRAPHSCOPE_HAVE_CUDA
+      capture::require_cuda("profile --exec");
       AttachOptions& a = c->attach;
       a.command = c->args;
       if (!c->workload.empty()) a.command.insert(a.command.begin(), c->workload);
@@ -254,18 +253,11 @@ Handler declare_profile(CLI::App& sub) {
       if (c->exec_graph_id >= 0) a.exec_ids = {uint32_t(c->exec_graph_id)};
       a.report = c->output;
       return run_attached(a);
-#else
-      throw Error(ExitCode::device, "profile --exec is not available", "this graphscope was built without CUDA");
-#endif
     }
     if (c->workload.empty()) return run_offline(*c);
     if (!c->graph.empty() || !c->trace.empty())
       throw Error(ExitCode::usage, "profile", "give either a WORKLOAD.so or --graph and --trace, not both");
-#ifdef GRAPHSCOPE_HAVE_CUDA
     return run_live(*c);
-#else
-    throw Error(ExitCode::device, "live profile is not available", "this graphscope was built without CUDA");
-#endif
   };
 }
 

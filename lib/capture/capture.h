@@ -1,6 +1,10 @@
 // `graphscope capture`: load a workload shared object in a child process,
 // capture each of its graphs with the template kept alive, instantiate and
 // replay it as asked, walk it, and hand the documents back to the parent.
+//
+// This header and replay.h are the CLI's whole view of lib/capture, and free
+// of CUDA headers: a build without CUDA links unavailable.cc in its place,
+// whose entry points say so (the one CUDA seam).
 #pragma once
 
 #include <functional>
@@ -8,7 +12,7 @@
 #include <vector>
 
 #include "inspect/graph.h"
-#include "walk.h"
+#include "walk_options.h"
 
 namespace graphscope::capture {
 
@@ -40,29 +44,10 @@ struct CapturedGraph {
 /// timed out). Nothing is written to disk but temporary files, removed.
 std::vector<CapturedGraph> capture_workload(const CaptureOptions& options);
 
-namespace detail {
+/// Throws Error(device) "<what> is not available (this graphscope was built
+/// without CUDA)" in a build without CUDA; returns in one with it. For live
+/// commands that reach CUDA another way (--exec attaches a library).
+void require_cuda(const char* what);
 
-/// capture_workload's machinery, shared with profile_workload (replay.h):
-/// the same child process, loading, set-up, capture, walk and error
-/// classes, with room for more work in the child. Not for other uses.
-struct CaptureHooks {
-  /// In the child, first thing: before the workload is loaded and before
-  /// any CUDA call (e.g. to set CUDA_DEVICE_MAX_CONNECTIONS).
-  std::function<void()> before_cuda;
-  /// In the child, once per instantiated graph, after it was captured,
-  /// walked and replayed as capture does and its document written, before
-  /// its exec graph is destroyed. Write results to files in `dir` named
-  /// after `index`; throw Error to fail the run with that error.
-  std::function<void(const GraphDocument& doc, cudaGraphExec_t exec, cudaStream_t stream, const std::string& dir,
-                     int index)>
-      after_graph;
-  /// In the parent, once per graph read back, with the same dir and index.
-  std::function<void(const std::string& dir, int index)> read_back;
-};
-
-/// capture_workload with hooks; capture_workload(o) is run_capture(o, {}).
-std::vector<CapturedGraph> run_capture(const CaptureOptions& options, const CaptureHooks& hooks);
-
-}  // namespace detail
 
 }  // namespace graphscope::capture

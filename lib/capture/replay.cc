@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "activity.h"
+#include "capture_hooks.h"
 #include "cuda_check.h"
 #include "inspect/error.h"
 #include "inspect/io.h"

@@ -26,4 +26,9 @@ check 4 '^graphscope: (no usable NVIDIA driver|no CUDA device)' capture "$sample
 check 3 '^graphscope: .*no-such\.so \(No such file' capture "$work/no-such.so" -o "$work/out.json"
 check 3 'not a graphscope workload' capture "$(ldconfig -p | awk '/libm\.so\.6 /{print $NF; exit}')" -o "$work/out.json"
 check 2 '^graphscope: ' capture "$samples/chain.so" --capture-mode sideways
+# A graph is chosen by --name (as in profile); --graph stays an alias for one release.
+check 2 '^graphscope: --name nosuch \(the workload has no such graph \(it has: forward, backward\)\)$' \
+  capture "$samples/two_graphs.so" --name nosuch -o "$work/out.json"
+check 2 '^graphscope: --name nosuch \(the workload has no such graph' capture "$samples/two_graphs.so" --graph nosuch \
+  -o "$work/out.json"
 exit $status

@@ -1,0 +1,21 @@
+// What a walk of a live graph records (walk.h). Free of CUDA headers, so
+// the CLI can set it whether or not this build has CUDA.
+#pragma once
+
+namespace graphscope::capture {
+
+struct WalkOptions {
+  /// Per-node details: launch geometry, sizes, handles, host symbols. Off
+  /// gives types, ids, kernel names and edges only.
+  bool details = true;
+  /// Record node, function and host-function handles (process addresses:
+  /// useful to match a live process's handles, meaningless in a file read
+  /// later, and a quarter of a large document).
+  bool handles = false;
+  /// CUDA 13.0 has no call that returns a conditional node's bodies; when a
+  /// graph has conditional nodes, recover them from cudaGraphDebugDotPrint of
+  /// the same graph (read with graphscope's DOT reader).
+  bool conditional_bodies = true;
+};
+
+}  // namespace graphscope::capture
