@@ -10,9 +10,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "inspect/attach_json.h"
+#include "inspect/attach_session.h"
 #include "inspect/error.h"
 #include "inspect/io.h"
 #include "inspect/json_writer.h"
@@ -73,23 +74,18 @@ int run_child(const AttachOptions& o, const std::string& library) {
       // application that starts its own profiler finds graphscope out of
       // its way (lib/inject).
       {"LD_PRELOAD", preload(library)},
-      {"GRAPHSCOPE_OUT", fs::absolute(o.out_dir).string()},
-      {"GRAPHSCOPE_MIN_NODES", std::to_string(o.min_nodes)},
-      {"GRAPHSCOPE_PROFILE", o.profile ? "1" : "0"},
-      {"GRAPHSCOPE_SKIP_REPLAYS", std::to_string(o.skip_replays)},
-      {"GRAPHSCOPE_REPLAYS", std::to_string(o.replays)},
   };
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", o.threshold_us);
-  env.emplace_back("GRAPHSCOPE_THRESHOLD_US", buf);
-  std::snprintf(buf, sizeof buf, "%.17g", o.tolerance_us);
-  env.emplace_back("GRAPHSCOPE_TOLERANCE_US", buf);
-  if (o.max_graphs) env.emplace_back("GRAPHSCOPE_MAX_GRAPHS", std::to_string(o.max_graphs));
-  if (!o.exec_ids.empty()) {
-    std::string ids;
-    for (uint32_t id : o.exec_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-    env.emplace_back("GRAPHSCOPE_EXEC_IDS", ids);
-  }
+  AttachConfig c;
+  c.out = fs::absolute(o.out_dir).string();
+  c.min_nodes = o.min_nodes;
+  c.exec_ids = o.exec_ids;
+  c.max_graphs = o.max_graphs;
+  c.profile = o.profile;
+  c.skip_replays = o.skip_replays;
+  c.replays = o.replays;
+  c.threshold_us = o.threshold_us;
+  c.tolerance_us = o.tolerance_us;
+  for (auto& kv : attach_environment(c)) env.push_back(std::move(kv));
   if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old && library != old)
     std::fprintf(stderr, "graphscope: replacing CUDA_INJECTION64_PATH=%s for this run\n", old);
 
@@ -134,7 +130,10 @@ int run_attached(const AttachOptions& o) {
   // Every process the command started under the library wrote its own
   // pid-PID/index.json (children of torchrun or multiprocessing included:
   // they inherit the environment).
-  std::vector<std::pair<long, nlohmann::json>> processes;
+  AttachRun run;
+  run.command = o.command;
+  run.exit_code = code;
+  run.profile = o.profile;
   std::vector<std::string> unreadable;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(o.out_dir, ec)) {
@@ -142,67 +141,53 @@ int run_attached(const AttachOptions& o) {
     if (name.rfind("pid-", 0) != 0) continue;
     fs::path index = e.path() / "index.json";
     try {
-      nlohmann::json j = nlohmann::json::parse(read_file(index.string()));
-      processes.emplace_back(j.value("pid", 0L), std::move(j));
+      run.processes.push_back({name, read_attach_index(read_file(index.string()), index.string())});
     } catch (const std::exception& x) {
       unreadable.push_back(index.string());
     }
   }
-  std::sort(processes.begin(), processes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-
-  nlohmann::json run;
-  run["schema"] = "graphscope.attach-run/1";
-  run["command"] = o.command;
-  run["exit_code"] = code;
-  run["profile"] = o.profile;
-  run["processes"] = nlohmann::json::array();
-  for (auto& [pid, j] : processes) {
-    j["dir"] = "pid-" + std::to_string(pid);
-    run["processes"].push_back(j);
-  }
-  write_output((fs::path(o.out_dir) / "index.json").string(), run.dump(2) + "\n");
+  std::sort(run.processes.begin(), run.processes.end(),
+            [](const auto& a, const auto& b) { return a.index.pid < b.index.pid; });
+  for (auto& p : run.processes) p.dir = "pid-" + std::to_string(p.index.pid);
+  write_output((fs::path(o.out_dir) / "index.json").string(), write_attach_run(run));
 
   // What the user reads: a line per graph (capture), or the reports.
   std::string text;
   size_t graphs = 0;
-  for (const auto& [pid, j] : processes) {
-    std::string cmd;
-    if (j.contains("command_line") && j["command_line"].is_array())
-      for (const auto& a : j["command_line"]) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
-    const auto& g = j.value("graphs", nlohmann::json::array());
-    const auto& skipped = j.value("skipped", nlohmann::json::array());
-    text += "pid " + std::to_string(pid) + " (" + cmd + "): " + std::to_string(g.size()) + " graph" +
-            (g.size() == 1 ? "" : "s") + (skipped.empty() ? "" : ", " + std::to_string(skipped.size()) + " skipped");
-    if (j.contains("let_go")) text += "; let go of CUPTI when the application subscribed to it (a profiler)";
-    else if (!j.value("attached", false)) text += "; not attached: " + j.value("attach_error", std::string("?"));
-    if (!j.value("complete", false)) text += "; incomplete: the process ended without exit handlers";
+  for (const auto& [dir, x] : run.processes) {
+    const auto& g = x.graphs;
+    text += "pid " + std::to_string(x.pid) + " (" + joined(x.command_line) + "): " + std::to_string(g.size()) +
+            " graph" + (g.size() == 1 ? "" : "s") +
+            (x.skipped.empty() ? "" : ", " + std::to_string(x.skipped.size()) + " skipped");
+    if (!x.let_go.empty()) text += "; let go of CUPTI when the application subscribed to it (a profiler)";
+    else if (!x.attached) text += "; not attached: " + (x.attach_error.empty() ? std::string("?") : x.attach_error);
+    if (!x.complete) text += "; incomplete: the process ended without exit handlers";
     text += "\n";
-    for (const auto& x : g) {
+    for (const auto& a : g) {
       std::string first;
-      for (const auto& k : x.value("first_kernels", nlohmann::json::array()))
-        first += (first.empty() ? "" : ", ") + k.get<std::string>();
-      text += "  exec graph " + std::to_string(x.value("exec_graph_id", 0)) + ": " +
-              std::to_string(x.value("nodes", 0)) + " nodes" + (first.empty() ? "" : " (" + first + ")") + " -> " +
-              (fs::path(o.out_dir) / ("pid-" + std::to_string(pid)) / x.value("file", std::string())).string() + "\n";
+      for (const auto& k : a.first_kernels) first += (first.empty() ? "" : ", ") + k;
+      text += "  exec graph " + std::to_string(a.exec_graph_id) + ": " + std::to_string(a.nodes) + " nodes" +
+              (first.empty() ? "" : " (" + first + ")") + " -> " + (fs::path(o.out_dir) / dir / a.file).string() +
+              "\n";
       ++graphs;
     }
-    for (const auto& e : j.value("errors", nlohmann::json::array())) text += "  error: " + e.get<std::string>() + "\n";
+    for (const auto& e : x.errors) text += "  error: " + e + "\n";
   }
   for (const auto& u : unreadable) text += "unreadable: " + u + "\n";
-  if (processes.empty())
+  if (run.processes.empty())
     text += "no process of `" + joined(o.command) +
             "` initialized CUDA under graphscope (nothing to dump: it never called cuInit)\n";
   if (!o.profile) write_output("-", text);
   if (o.profile) {
     std::fprintf(stderr, "%s", text.c_str());
     std::string reports;
-    for (const auto& [pid, j] : processes) {
-      fs::path r = fs::path(o.out_dir) / ("pid-" + std::to_string(pid)) / "report.txt";
+    for (const auto& p : run.processes) {
+      fs::path r = fs::path(o.out_dir) / p.dir / "report.txt";
       if (fs::exists(r, ec)) reports += read_file(r.string());
     }
     write_output(o.report, reports);
   }
-  if (!graphs && !processes.empty())
+  if (!graphs && !run.processes.empty())
     std::fprintf(stderr, "graphscope: no graph was instantiated%s\n",
                  o.min_nodes || !o.exec_ids.empty() || o.max_graphs ? " that passed the filters" : "");
   return code;

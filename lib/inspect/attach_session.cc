@@ -1,0 +1,200 @@
+#include "attach_session.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+#include "demangle.h"
+
+namespace graphscope {
+
+std::vector<std::pair<std::string, std::string>> attach_environment(const AttachConfig& c) {
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"GRAPHSCOPE_OUT", c.out},
+      {"GRAPHSCOPE_MIN_NODES", std::to_string(c.min_nodes)},
+      {"GRAPHSCOPE_PROFILE", c.profile ? "1" : "0"},
+      {"GRAPHSCOPE_SKIP_REPLAYS", std::to_string(c.skip_replays)},
+      {"GRAPHSCOPE_REPLAYS", std::to_string(c.replays)},
+  };
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", c.threshold_us);
+  env.emplace_back("GRAPHSCOPE_THRESHOLD_US", buf);
+  std::snprintf(buf, sizeof buf, "%.17g", c.tolerance_us);
+  env.emplace_back("GRAPHSCOPE_TOLERANCE_US", buf);
+  if (c.max_graphs) env.emplace_back("GRAPHSCOPE_MAX_GRAPHS", std::to_string(c.max_graphs));
+  if (!c.exec_ids.empty()) {
+    std::string ids;
+    for (uint32_t id : c.exec_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    env.emplace_back("GRAPHSCOPE_EXEC_IDS", ids);
+  }
+  if (c.quiet) env.emplace_back("GRAPHSCOPE_QUIET", "1");
+  return env;
+}
+
+AttachConfig attach_config_from(const std::function<const char*(const char*)>& getenv,
+                                std::vector<std::string>& errors) {
+  auto number = [&](const char* name, uint64_t fallback) -> uint64_t {
+    const char* v = getenv(name);
+    if (!v || !*v) return fallback;
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long x = std::strtoull(v, &end, 10);
+    if (errno || *end || *v == '-') {
+      errors.push_back(std::string(name) + "=" + v + " is not a non-negative integer; using " +
+                       std::to_string(fallback));
+      return fallback;
+    }
+    return x;
+  };
+  auto real = [&](const char* name, double fallback) {
+    const char* v = getenv(name);
+    if (!v || !*v) return fallback;
+    char* end = nullptr;
+    double x = std::strtod(v, &end);
+    if (*end || !(x >= 0)) {
+      errors.push_back(std::string(name) + "=" + v + " is not a non-negative number; using the default");
+      return fallback;
+    }
+    return x;
+  };
+  AttachConfig c;
+  if (const char* o = getenv("GRAPHSCOPE_OUT"); o && *o) c.out = o;
+  c.min_nodes = number("GRAPHSCOPE_MIN_NODES", 0);
+  c.max_graphs = number("GRAPHSCOPE_MAX_GRAPHS", 0);
+  c.profile = number("GRAPHSCOPE_PROFILE", 0) != 0;
+  c.skip_replays = uint32_t(std::min<uint64_t>(number("GRAPHSCOPE_SKIP_REPLAYS", 1), UINT32_MAX));
+  c.replays = uint32_t(std::min<uint64_t>(number("GRAPHSCOPE_REPLAYS", 20), UINT32_MAX));
+  c.threshold_us = real("GRAPHSCOPE_THRESHOLD_US", 5);
+  c.tolerance_us = real("GRAPHSCOPE_TOLERANCE_US", 2);
+  c.quiet = number("GRAPHSCOPE_QUIET", 0) != 0;
+  if (const char* ids = getenv("GRAPHSCOPE_EXEC_IDS"); ids && *ids) {
+    const std::string s = ids;
+    for (size_t p = 0; p <= s.size();) {
+      size_t q = s.find(',', p);
+      if (q == std::string::npos) q = s.size();
+      const std::string part = s.substr(p, q - p);
+      char* end = nullptr;
+      unsigned long v = std::strtoul(part.c_str(), &end, 10);
+      if (part.empty() || *end || v > UINT32_MAX || part[0] == '-')
+        errors.push_back("GRAPHSCOPE_EXEC_IDS: '" + part + "' is not an id");
+      else if (std::find(c.exec_ids.begin(), c.exec_ids.end(), uint32_t(v)) == c.exec_ids.end())
+        c.exec_ids.push_back(uint32_t(v));
+      p = q + 1;
+    }
+  }
+  return c;
+}
+
+AttachSession::AttachSession(AttachConfig config, int64_t pid, std::vector<std::string> command_line)
+    : config_(std::move(config)) {
+  index_.pid = pid;
+  index_.command_line = std::move(command_line);
+  index_.profiling = config_.profile;
+  index_.profile = config_.profile;
+}
+
+std::string AttachSession::dir() const { return config_.out + "/pid-" + std::to_string(index_.pid); }
+
+std::optional<std::string> AttachSession::skip_before_walk(std::optional<uint32_t> exec_id) {
+  std::optional<std::string> why;
+  if (config_.max_graphs && index_.graphs.size() >= config_.max_graphs) why = "GRAPHSCOPE_MAX_GRAPHS reached";
+  else if (!exec_id) why = "no exec graph id (CUPTI unavailable)";
+  else if (!config_.exec_ids.empty() &&
+           std::find(config_.exec_ids.begin(), config_.exec_ids.end(), *exec_id) == config_.exec_ids.end())
+    why = "not in GRAPHSCOPE_EXEC_IDS";
+  if (why) index_.skipped.push_back({exec_id, 0, *why});
+  return why;
+}
+
+bool AttachSession::skip_after_walk(uint32_t exec_id, size_t root_nodes) {
+  if (root_nodes >= config_.min_nodes) return false;
+  index_.skipped.push_back({exec_id, root_nodes, "fewer than GRAPHSCOPE_MIN_NODES nodes"});
+  return true;
+}
+
+size_t AttachSession::dumped(uint32_t exec_id, const GraphDocument& doc) {
+  AttachedGraph g;
+  g.exec_graph_id = exec_id;
+  g.file = "graph-" + std::to_string(exec_id) + ".json";
+  g.nodes = doc.root.nodes.size();
+  g.nodes_with_bodies = total_nodes(doc.root);
+  for (const auto& n : doc.root.nodes) {
+    if (n.type != NodeType::kernel) continue;
+    g.first_kernels.push_back(short_kernel_name(n.kernel_name, 60));
+    if (g.first_kernels.size() == 3) break;
+  }
+  index_.graphs.push_back(std::move(g));
+  windows_.emplace_back();
+  return index_.graphs.size() - 1;
+}
+
+bool AttachSession::launched(size_t g, uint32_t correlation) {
+  AttachedGraph& x = index_.graphs[g];
+  const uint64_t k = ++x.launches;
+  if (k <= config_.skip_replays || k - config_.skip_replays > config_.replays) return false;
+  windows_[g].insert(correlation);
+  x.replays_analysed = windows_[g].size();
+  return true;
+}
+
+Trace AttachSession::replays_of(size_t g, const Trace& all, uint64_t dropped_records, std::string* why) const {
+  const AttachedGraph& x = index_.graphs[g];
+  const auto& window = windows_[g];
+  Trace t;
+  if (window.empty()) {
+    *why = x.launches ? "no replay in the window (GRAPHSCOPE_SKIP_REPLAYS " + std::to_string(config_.skip_replays) +
+                            ", " + std::to_string(x.launches) + " launches)"
+                      : "never launched";
+    return t;
+  }
+  auto mine = [&](const Activity& a) { return a.graph_id && *a.graph_id == x.exec_graph_id; };
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const auto& a : all.activities)
+    if (mine(a) && window.count(a.correlation)) lo = std::min(lo, a.start_ns), hi = std::max(hi, a.end_ns);
+  if (lo == UINT64_MAX) {
+    *why = "no activity record of its replays (dropped records: " + std::to_string(dropped_records) + ")";
+    return t;
+  }
+  t.source = all.source;
+  t.names = all.names;
+  for (const auto& a : all.activities) {
+    const bool in_window = mine(a) && window.count(a.correlation);
+    const bool during = !mine(a) && a.end_ns >= lo && a.start_ns <= hi;
+    if (in_window || during) t.activities.push_back(a);
+  }
+  return t;
+}
+
+void AttachSession::profiled(size_t g, const ProfileReport& r) {
+  AttachedGraph& x = index_.graphs[g];
+  x.profiled = true;
+  x.profile_file = "profile-" + std::to_string(x.exec_graph_id) + ".json";
+  x.trace_file = "trace-" + std::to_string(x.exec_graph_id) + ".json";
+  x.fake = r.fake;
+  x.blocking = r.blocking;
+  x.makespan_us = r.makespan_us;
+  x.critical_path_us = r.critical_path_us;
+}
+
+void AttachSession::not_profiled(size_t g, std::string why) { index_.graphs[g].profile_error = std::move(why); }
+
+std::string AttachSession::report_text(const std::function<std::string(size_t g)>& report_of) const {
+  std::string out;
+  for (size_t g = 0; g < index_.graphs.size(); ++g) {
+    const AttachedGraph& x = index_.graphs[g];
+    out += "== pid " + std::to_string(index_.pid) + ", exec graph " + std::to_string(x.exec_graph_id) + " (" +
+           std::to_string(x.nodes) + " nodes, " + std::to_string(x.launches) + " launches)\n";
+    out += x.profiled ? report_of(g) : "not profiled: " + x.profile_error + "\n";
+    out += "\n";
+  }
+  return out;
+}
+
+bool AttachSession::error(std::string e) {
+  const bool first = index_.errors.empty();
+  if (index_.errors.size() < 100) index_.errors.push_back(std::move(e));
+  return first;
+}
+
+}  // namespace graphscope

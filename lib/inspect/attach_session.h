@@ -1,0 +1,97 @@
+// What the injection library (lib/inject) decides and records while it is
+// attached to an application, apart from CUPTI: the options it was given
+// (through the environment), which instantiated graphs to dump and which to
+// skip and why, how graph files are named, which launches of a graph are
+// the replays to analyse, which trace records are those replays', and the
+// process index (attach_json.h). lib/inject is the thin CUPTI adapter that
+// calls this; unit tests drive it with hand-built calls and records.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "attach_json.h"
+#include "graph.h"
+#include "profile.h"
+#include "trace.h"
+
+namespace graphscope {
+
+/// The options of an attached run, as `graphscope --exec` passes them to
+/// each process of the application in GRAPHSCOPE_* variables.
+struct AttachConfig {
+  std::string out = "graphscope-out";  // GRAPHSCOPE_OUT: each process writes OUT/pid-PID
+  uint64_t min_nodes = 0;              // GRAPHSCOPE_MIN_NODES: skip smaller graphs (root nodes)
+  std::vector<uint32_t> exec_ids;      // GRAPHSCOPE_EXEC_IDS (comma-separated): only these; empty: all
+  uint64_t max_graphs = 0;             // GRAPHSCOPE_MAX_GRAPHS: dump at most this many; 0: no limit
+  bool profile = false;                // GRAPHSCOPE_PROFILE=1: trace and analyse replays
+  uint32_t skip_replays = 1;           // GRAPHSCOPE_SKIP_REPLAYS: launches left out first
+  uint32_t replays = 20;               // GRAPHSCOPE_REPLAYS: launches analysed
+  double threshold_us = 5, tolerance_us = 2;  // GRAPHSCOPE_THRESHOLD_US, GRAPHSCOPE_TOLERANCE_US
+  bool quiet = false;                  // GRAPHSCOPE_QUIET=1: no line per graph on stderr
+};
+
+/// The variables that carry config (numbers exactly: doubles as %.17g).
+std::vector<std::pair<std::string, std::string>> attach_environment(const AttachConfig& config);
+
+/// The config from the variables that getenv returns (null: unset). A
+/// malformed variable is said in errors and its default kept: the
+/// application must run regardless.
+AttachConfig attach_config_from(const std::function<const char*(const char*)>& getenv,
+                                std::vector<std::string>& errors);
+
+class AttachSession {
+ public:
+  AttachSession(AttachConfig config, int64_t pid, std::vector<std::string> command_line);
+
+  const AttachConfig& config() const { return config_; }
+  /// The process index as it stands (graphs, skips, errors, state).
+  AttachIndex& index() { return index_; }
+  const AttachIndex& index() const { return index_; }
+  /// OUT/pid-PID.
+  std::string dir() const;
+
+  /// A graph was instantiated (before walking it): the reason to skip it
+  /// (recorded in the index), or nullopt to walk it. Checks the graph limit,
+  /// that it has an exec id, and the exec id filter.
+  std::optional<std::string> skip_before_walk(std::optional<uint32_t> exec_id);
+  /// The walk gave `root_nodes` nodes: true (and recorded) when it is under
+  /// the node minimum.
+  bool skip_after_walk(uint32_t exec_id, size_t root_nodes);
+  /// The graph is dumped: its index entry (file name, node counts, first
+  /// kernels). Returns its number, for launched() and the profile calls.
+  size_t dumped(uint32_t exec_id, const GraphDocument& doc);
+
+  /// A launch of dumped graph g with this correlation id: counted; true
+  /// when it is one of the replays to analyse (after skip_replays, at most
+  /// replays of them).
+  bool launched(size_t g, uint32_t correlation);
+  /// The records of graph g's analysed replays out of the whole trace, and
+  /// every other record that ran while they did (it may have blocked them).
+  /// Empty with *why set when there is nothing to analyse.
+  Trace replays_of(size_t g, const Trace& all, uint64_t dropped_records, std::string* why) const;
+  /// Graph g was analysed; its report and files are in the index.
+  void profiled(size_t g, const ProfileReport& r);
+  /// Graph g could not be analysed, and why.
+  void not_profiled(size_t g, std::string why);
+  /// The text report of every graph (report.txt), given each one's report
+  /// (null when not profiled).
+  std::string report_text(const std::function<std::string(size_t g)>& report_of) const;
+
+  /// An error to keep in the index (at most 100); true for the first one
+  /// (to be said on stderr once).
+  bool error(std::string e);
+
+ private:
+  AttachConfig config_;
+  AttachIndex index_;
+  std::vector<std::unordered_set<uint32_t>> windows_;  // per dumped graph: correlation ids analysed
+};
+
+}  // namespace graphscope

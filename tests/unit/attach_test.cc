@@ -1,0 +1,268 @@
+// The attach documents (attach_json.h) and the CUDA-free session the
+// injection library drives (attach_session.h), on recorded outputs and
+// hand-built calls and records.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "graph_builder.h"
+#include "inspect/attach_json.h"
+#include "inspect/attach_session.h"
+#include "inspect/error.h"
+#include "test_data.h"
+
+using namespace graphscope;
+
+namespace {
+
+std::vector<std::string> files_named(const std::string& name, int depth) {
+  std::vector<std::string> out;
+  for (auto it = std::filesystem::recursive_directory_iterator(test::data_path("attach"));
+       it != std::filesystem::recursive_directory_iterator(); ++it)
+    if (it->path().filename() == name && it.depth() == depth + 1) out.push_back(it->path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void check_same(const AttachIndex& a, const AttachIndex& b) {
+  CHECK(a.pid == b.pid);
+  CHECK(a.command_line == b.command_line);
+  CHECK(a.attached == b.attached);
+  CHECK(a.let_go == b.let_go);
+  CHECK(a.attach_error == b.attach_error);
+  CHECK(a.complete == b.complete);
+  CHECK(a.profile == b.profile);
+  CHECK(a.profile_error == b.profile_error);
+  CHECK(a.device.has_value() == b.device.has_value());
+  CHECK(a.graphs.size() == b.graphs.size());
+  for (size_t i = 0; i < a.graphs.size() && i < b.graphs.size(); ++i) {
+    CHECK(a.graphs[i].exec_graph_id == b.graphs[i].exec_graph_id);
+    CHECK(a.graphs[i].file == b.graphs[i].file);
+    CHECK(a.graphs[i].first_kernels == b.graphs[i].first_kernels);
+    CHECK(a.graphs[i].launches == b.graphs[i].launches);
+    CHECK(a.graphs[i].makespan_us == b.graphs[i].makespan_us);
+  }
+  CHECK(a.skipped.size() == b.skipped.size());
+  CHECK(a.errors == b.errors);
+}
+
+struct Env {
+  std::map<std::string, std::string> vars;
+  std::function<const char*(const char*)> getenv() const {
+    return [this](const char* k) {
+      auto it = vars.find(k);
+      return it == vars.end() ? static_cast<const char*>(nullptr) : it->second.c_str();
+    };
+  }
+};
+
+}  // namespace
+
+TEST_CASE("every recorded process index reads back and writes the same bytes") {
+  auto files = files_named("index.json", 1);
+  CHECK(files.size() >= 8);
+  for (const auto& f : files) {
+    CAPTURE(f);
+    const std::string text = read_file(f);
+    AttachIndex x = read_attach_index(text, f);
+    CHECK(write_attach_index(x) == text);
+    check_same(x, read_attach_index(write_attach_index(x), f));
+  }
+}
+
+TEST_CASE("every recorded run index reads back, and writes what it reads") {
+  auto files = files_named("index.json", 0);
+  CHECK(files.size() >= 8);
+  for (const auto& f : files) {
+    CAPTURE(f);
+    AttachRun run = read_attach_run(read_file(f), f);
+    CHECK_FALSE(run.command.empty());
+    for (const auto& p : run.processes) CHECK(p.dir == "pid-" + std::to_string(p.index.pid));
+    const std::string text = write_attach_run(run);
+    AttachRun back = read_attach_run(text, "run.json");
+    CHECK(back.command == run.command);
+    CHECK(back.exit_code == run.exit_code);
+    CHECK(back.profile == run.profile);
+    REQUIRE(back.processes.size() == run.processes.size());
+    for (size_t i = 0; i < run.processes.size(); ++i) check_same(run.processes[i].index, back.processes[i].index);
+    CHECK(write_attach_run(back) == text);
+  }
+}
+
+TEST_CASE("attach documents of another kind or shape are refused in one line") {
+  auto err = [](auto f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(err([] { read_attach_index(R"({"schema": "graphscope.attach-run/1"})", "i.json"); }) ==
+        "i.json (schema: \"graphscope.attach-run/1\" is not a process index (expected graphscope.attach/1))");
+  CHECK(err([] { read_attach_index(R"({"schema": "graphscope.attach/1", "pid": 1})", "i.json"); }) ==
+        "i.json (command_line: missing)");
+  CHECK(err([] { read_attach_run("[]", "r.json"); }) == "r.json (the document is an array, not a run index)");
+}
+
+TEST_CASE("the options travel through the environment and back") {
+  AttachConfig c;
+  c.out = "/tmp/out dir";
+  c.min_nodes = 3;
+  c.exec_ids = {7, 9};
+  c.max_graphs = 4;
+  c.profile = true;
+  c.skip_replays = 2;
+  c.replays = 30;
+  c.threshold_us = 0.1;
+  c.tolerance_us = 2.5;
+  c.quiet = true;
+  Env env;
+  for (auto& [k, v] : attach_environment(c)) env.vars[k] = v;
+  CHECK(env.vars.at("GRAPHSCOPE_THRESHOLD_US") == "0.10000000000000001");
+  std::vector<std::string> errors;
+  AttachConfig back = attach_config_from(env.getenv(), errors);
+  CHECK(errors.empty());
+  CHECK(back.out == c.out);
+  CHECK(back.min_nodes == 3);
+  CHECK(back.exec_ids == c.exec_ids);
+  CHECK(back.max_graphs == 4);
+  CHECK(back.profile);
+  CHECK(back.skip_replays == 2);
+  CHECK(back.replays == 30);
+  CHECK(back.threshold_us == c.threshold_us);
+  CHECK(back.tolerance_us == c.tolerance_us);
+  CHECK(back.quiet);
+}
+
+TEST_CASE("a malformed variable is said and its default kept") {
+  Env env;
+  env.vars = {{"GRAPHSCOPE_MIN_NODES", "-3"},
+              {"GRAPHSCOPE_REPLAYS", "many"},
+              {"GRAPHSCOPE_THRESHOLD_US", "nan"},
+              {"GRAPHSCOPE_EXEC_IDS", "4,,x,5"}};
+  std::vector<std::string> errors;
+  AttachConfig c = attach_config_from(env.getenv(), errors);
+  CHECK(c.min_nodes == 0);
+  CHECK(c.replays == 20);
+  CHECK(c.threshold_us == 5);
+  CHECK(c.exec_ids == std::vector<uint32_t>{4, 5});
+  CHECK(errors == std::vector<std::string>{
+                      "GRAPHSCOPE_MIN_NODES=-3 is not a non-negative integer; using 0",
+                      "GRAPHSCOPE_REPLAYS=many is not a non-negative integer; using 20",
+                      "GRAPHSCOPE_THRESHOLD_US=nan is not a non-negative number; using the default",
+                      "GRAPHSCOPE_EXEC_IDS: '' is not an id",
+                      "GRAPHSCOPE_EXEC_IDS: 'x' is not an id",
+                  });
+}
+
+TEST_CASE("a session dumps or skips each graph, and says why in its index") {
+  AttachConfig c;
+  c.out = "out";
+  c.min_nodes = 3;
+  c.exec_ids = {2, 3, 4};
+  c.max_graphs = 2;
+  AttachSession s(c, 42, {"python3", "app.py"});
+  CHECK(s.dir() == "out/pid-42");
+  CHECK(s.skip_before_walk(std::nullopt) == std::optional<std::string>("no exec graph id (CUPTI unavailable)"));
+  CHECK(s.skip_before_walk(9u) == std::optional<std::string>("not in GRAPHSCOPE_EXEC_IDS"));
+  CHECK_FALSE(s.skip_before_walk(2u));
+  CHECK(s.skip_after_walk(2, 2));  // under the minimum
+  GraphDocument doc = test::fork_join();
+  CHECK_FALSE(s.skip_before_walk(3u));
+  CHECK_FALSE(s.skip_after_walk(3, doc.root.nodes.size()));
+  CHECK(s.dumped(3, doc) == 0);
+  CHECK_FALSE(s.skip_before_walk(4u));
+  CHECK(s.dumped(4, doc) == 1);
+  CHECK(s.skip_before_walk(2u) == std::optional<std::string>("GRAPHSCOPE_MAX_GRAPHS reached"));
+  const AttachIndex& x = s.index();
+  REQUIRE(x.graphs.size() == 2);
+  CHECK(x.graphs[0].file == "graph-3.json");
+  CHECK(x.graphs[0].nodes == doc.root.nodes.size());
+  CHECK(x.graphs[0].first_kernels == std::vector<std::string>{"fork", "scale", "scale"});
+  REQUIRE(x.skipped.size() == 4);
+  CHECK(x.skipped[2].nodes == 2);
+  CHECK(x.skipped[2].why == "fewer than GRAPHSCOPE_MIN_NODES nodes");
+  for (int i = 0; i < 150; ++i) s.error("e" + std::to_string(i));
+  CHECK(s.index().errors.size() == 100);
+}
+
+TEST_CASE("a session analyses the replays in its window and the work that ran beside them") {
+  AttachConfig c;
+  c.profile = true;
+  c.skip_replays = 1;
+  c.replays = 2;
+  AttachSession s(c, 7, {});
+  GraphDocument doc = test::fork_join();
+  size_t g = s.dumped(5, doc);
+  size_t never = s.dumped(6, doc);
+  CHECK_FALSE(s.launched(g, 100));  // the first launch is left out
+  CHECK(s.launched(g, 101));
+  CHECK(s.launched(g, 102));
+  CHECK_FALSE(s.launched(g, 103));  // past the window
+  CHECK(s.index().graphs[g].launches == 4);
+  CHECK(s.index().graphs[g].replays_analysed == 2);
+  Trace all;
+  auto act = [&](std::optional<uint32_t> graph, uint32_t corr, uint64_t start, uint64_t end) {
+    Activity a;
+    a.graph_id = graph;
+    a.correlation = corr;
+    a.start_ns = start;
+    a.end_ns = end;
+    all.activities.push_back(a);
+  };
+  act(5, 100, 0, 10);          // left out: before the window
+  act(5, 101, 100, 110);       // in
+  act(std::nullopt, 0, 105, 200);  // other work while it ran: in
+  act(5, 102, 300, 310);       // in
+  act(5, 103, 400, 410);       // left out: after the window
+  act(std::nullopt, 0, 500, 600);  // other work after: left out
+  std::string why;
+  Trace t = s.replays_of(g, all, 0, &why);
+  CHECK(why.empty());
+  REQUIRE(t.activities.size() == 3);
+  CHECK(t.activities[1].graph_id == std::nullopt);
+  s.replays_of(never, all, 3, &why);
+  CHECK(why == "never launched");
+  s.not_profiled(never, why);
+  ProfileReport r;
+  r.fake = 2, r.blocking = 1, r.makespan_us = 12.5, r.critical_path_us = 8;
+  s.profiled(g, r);
+  const AttachIndex& x = s.index();
+  CHECK(x.graphs[g].profile_file == "profile-5.json");
+  CHECK(x.graphs[g].trace_file == "trace-5.json");
+  CHECK(x.graphs[g].fake == 2);
+  CHECK(x.graphs[never].profile_error == "never launched");
+  CHECK(s.report_text([](size_t) { return std::string("REPORT\n"); }) ==
+        "== pid 7, exec graph 5 (5 nodes, 4 launches)\nREPORT\n\n"
+        "== pid 7, exec graph 6 (5 nodes, 0 launches)\nnot profiled: never launched\n\n");
+  // The index says what was analysed, and reads back.
+  AttachIndex back = read_attach_index(write_attach_index(x), "i.json");
+  CHECK(back.profiling);
+  CHECK(back.graphs[g].replays_analysed == 2);
+  CHECK(back.graphs[never].profile_error == "never launched");
+  CHECK(write_attach_index(back) == write_attach_index(x));
+}
+
+TEST_CASE("a launch window with no record of its replays says how many records were dropped") {
+  AttachConfig c;
+  c.skip_replays = 0;
+  AttachSession s(c, 1, {});
+  size_t g = s.dumped(5, test::fork_join());
+  s.launched(g, 9);
+  std::string why;
+  Trace none;
+  s.replays_of(g, none, 17, &why);
+  CHECK(why == "no activity record of its replays (dropped records: 17)");
+  AttachSession late(c, 1, {});
+  size_t h = late.dumped(5, test::fork_join());
+  c.skip_replays = 5;
+  AttachSession skipping(c, 1, {});
+  size_t k = skipping.dumped(5, test::fork_join());
+  skipping.launched(k, 1);
+  skipping.replays_of(k, none, 0, &why);
+  CHECK(why == "no replay in the window (GRAPHSCOPE_SKIP_REPLAYS 5, 1 launches)");
+  (void)h;
+}
