@@ -81,14 +81,6 @@ class Reader {
  public:
   Reader(const JsonTape& t, const std::string& origin) : t_(t), r_(t, origin) {}
 
-  uint32_t root(const char* what, std::string_view schema, const char* example) const {
-    uint32_t v = t_.root();
-    if (r_.kind(v) != Kind::object)
-      r_.fail("", std::string("the document is ") + JsonTape::kind_name(r_.kind(v)) + ", not " + what);
-    r_.schema(v, schema, what, example);
-    return v;
-  }
-
   std::vector<std::string> strings(uint32_t v, const JsonPath& at) const {
     uint32_t n = 0;
     r_.array(v, at, "an array of strings", &n);
@@ -195,7 +187,7 @@ std::string write_attach_index(const AttachIndex& x) {
 AttachIndex read_attach_index(std::string_view text, const std::string& origin) {
   JsonTape t = JsonTape::parse(text, origin, 16);
   Reader r(t, origin);
-  uint32_t root = r.root("a process index", kAttachSchema, "{\"schema\": \"graphscope.attach/1\", ...}");
+  uint32_t root = r.r_.document(kAttachSchema, "a process index");
   return r.index(root, JsonPath(""));
 }
 
@@ -223,7 +215,7 @@ AttachRun read_attach_run(std::string_view text, const std::string& origin) {
   JsonTape t = JsonTape::parse(text, origin, 16);
   Reader r(t, origin);
   const JsonRead& j = r.r_;
-  uint32_t root = r.root("a run index", kAttachRunSchema, "{\"schema\": \"graphscope.attach-run/1\", ...}");
+  uint32_t root = j.document(kAttachRunSchema, "a run index");
   AttachRun run;
   run.command = r.strings(j.required(root, "command", ""), "command");
   uint32_t code = j.required(root, "exit_code", "");

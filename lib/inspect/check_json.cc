@@ -128,10 +128,7 @@ RuleResult result(const JsonRead& r, uint32_t o, const JsonPath& at) {
 CheckResult read_check_json(std::string_view text, const std::string& origin) {
   JsonTape t = JsonTape::parse(text, origin, 16);
   JsonRead r(t, origin);
-  const uint32_t root = t.root();
-  if (r.kind(root) != Kind::object)
-    r.fail("", std::string("the document is ") + JsonTape::kind_name(r.kind(root)) + ", not a check result");
-  r.schema(root, kCheckSchema, "a check result", "{\"schema\": \"graphscope.check/1\", ...}");
+  const uint32_t root = r.document(kCheckSchema, "a check result");
   CheckResult c;
   c.graph = std::string(r.string(r.required(root, "graph", ""), "graph"));
   c.profile = opt_string(r, root, "profile", JsonPath(""));

@@ -148,10 +148,7 @@ class DiffReader {
   DiffReader(const JsonTape& t, const std::string& origin) : r_(t, origin), t_(t) {}
 
   DiffDocument document() {
-    const uint32_t root = t_.root();
-    if (r_.kind(root) != Kind::object)
-      r_.fail("", std::string("the document is ") + JsonTape::kind_name(r_.kind(root)) + ", not a diff");
-    r_.schema(root, kDiffSchema, "a diff", "{\"schema\": \"graphscope.diff/1\", ...}");
+    const uint32_t root = r_.document(kDiffSchema, "a diff");
     DiffDocument d;
     facts(r_.required(root, "a", ""), "a", d.diff.a, d.a_origin);
     facts(r_.required(root, "b", ""), "b", d.diff.b, d.b_origin);

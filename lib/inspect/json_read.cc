@@ -128,4 +128,13 @@ void JsonRead::schema(uint32_t root, std::string_view expected, const char* what
                        std::string(expected) + ")");
 }
 
+uint32_t JsonRead::document(std::string_view expected, const char* what) const {
+  const uint32_t root = t_.root();
+  if (kind(root) != Kind::object)
+    fail("", std::string("the document is ") + JsonTape::kind_name(kind(root)) + ", not " + what);
+  const std::string example = "{\"schema\": \"" + std::string(expected) + "\", ...}";
+  schema(root, expected, what, example.c_str());
+  return root;
+}
+
 }  // namespace graphscope

@@ -87,6 +87,9 @@ class JsonRead {
   /// major 1. what names the document kind ("a profile report"), example how
   /// it starts (for the message when the key is missing).
   void schema(uint32_t root, std::string_view expected, const char* what, const char* example) const;
+  /// The root of a graphscope document: an object ("the document is an
+  /// array, not <what>") whose schema is `expected` (see schema()).
+  uint32_t document(std::string_view expected, const char* what) const;
 
  private:
   const JsonTape& t_;

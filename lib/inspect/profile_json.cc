@@ -300,10 +300,7 @@ void read_node(const JsonRead& r, uint32_t o, const JsonPath& path, uint32_t n, 
 ProfileDocument read_profile_json(std::string_view text, const std::string& origin) {
   JsonTape t = JsonTape::parse(text, origin, 64);
   JsonRead r(t, origin);
-  const uint32_t root = t.root();
-  if (r.kind(root) != Kind::object)
-    r.fail("", std::string("the document is ") + JsonTape::kind_name(r.kind(root)) + ", not a profile report");
-  r.schema(root, kProfileSchema, "a profile report", "{\"schema\": \"graphscope.profile/1\", ...}");
+  const uint32_t root = r.document(kProfileSchema, "a profile report");
   ProfileDocument d;
   ProfileReport& p = d.report;
   optional_member(r, root, "exec_graph_id", [&](uint32_t v) { p.exec_graph_id = count32(r, v, "exec_graph_id", "a graph id"); });
