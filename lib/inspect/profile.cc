@@ -188,27 +188,23 @@ struct LaneUse {
   double activities, busy_us;
 };
 
-}  // namespace
 
-ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const ProfileOptions& opt) {
-  return analyze_profile(doc, trace, join_trace(doc, trace, JoinOptions{opt.exec_graph_id}), opt);
-}
+// The records' lanes, numbered in (device, channel type, id) order: the
+// order of the report's lanes, and a device's lanes are consecutive.
+struct LaneNumbers {
+  unsigned workers = 1;          // the slices the records are read in
+  std::vector<uint32_t> of;      // per record
+  std::vector<IdMap::Key> keys;  // per lane number
+};
 
-ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const TraceJoin& join,
-                              const ProfileOptions& opt) {
-  const Graph& g = doc.root;
-  const size_t n = g.nodes.size();
-  const double tol = opt.tolerance_us, thr = opt.threshold_us;
-  const std::vector<Activity>& acts = trace.activities;
+LaneNumbers number_lanes(const std::vector<Activity>& acts) {
   const size_t N = acts.size();
-  ProfileReport r;
-  r.threshold_us = thr;
-  r.tolerance_us = tol;
-
+  LaneNumbers ln;
   // Each record's lane, in slices, numbered per slice (made global below).
-  const unsigned scan_workers = worker_count(N, 100000);
+  const unsigned scan_workers = ln.workers = worker_count(N, 100000);
   std::vector<IdMap> lanes_of(scan_workers);
-  std::vector<uint32_t> lane(N);
+  std::vector<uint32_t>& lane = ln.of;
+  lane.resize(N);
   parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
     for (size_t j = begin; j < end; ++j) {
       IdMap::Key k = lane_key(acts[j]);
@@ -217,11 +213,10 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   });
   // Lanes numbered in (device, channel type, id) order: the order of the
   // report's lanes, and a device's lanes are consecutive.
-  std::vector<IdMap::Key> lane_keys;
+  std::vector<IdMap::Key>& lane_keys = ln.keys;
   for (const auto& m : lanes_of) lane_keys.insert(lane_keys.end(), m.keys().begin(), m.keys().end());
   std::sort(lane_keys.begin(), lane_keys.end());
   lane_keys.erase(std::unique(lane_keys.begin(), lane_keys.end()), lane_keys.end());
-  const size_t L = lane_keys.size();
   std::vector<std::vector<uint32_t>> lane_ids(scan_workers);
   for (unsigned w = 0; w < scan_workers; ++w)
     for (const auto& k : lanes_of[w].keys())
@@ -232,27 +227,41 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
     for (size_t j = begin; j < end; ++j) lane[j] = lane_ids[w][lane[j]];
   });
 
-  // The join (join.h): each record's node and replay.
-  r.exec_graph_id = join.exec_graph_id;
-  r.other_records = join.other_records;
+  return ln;
+}
+
+// Each replay timed: per node and replay (replay-major) its record, the
+// first by start (then position), and its times; the replays' makespans;
+// the lanes the nodes used; the records that match no node.
+struct ReplayTimes {
+  std::vector<uint32_t> act_of;
+  std::unique_ptr<Times[]> times;
+  std::vector<double> makespans;
+  size_t unmatched = 0;
+  std::vector<std::vector<LaneUse>> lanes_per_replay;
+  std::vector<uint32_t> streams;
+};
+
+ReplayTimes time_replays(const Graph& g, const std::vector<Activity>& acts, const TraceJoin& join,
+                         const std::vector<uint32_t>& lane, size_t L, const std::vector<uint32_t>& order,
+                         const DependencyLists& deps) {
+  const size_t n = g.nodes.size(), N = acts.size(), R = join.replays;
   const std::vector<uint32_t>& node_of = join.node_of;
   const std::vector<uint32_t>& replay_of = join.replay_of;
-  const size_t R = join.replays;
-  r.replays = uint32_t(R);
-
-  Topology topo = topology(g, "nodes", "graph");
-  const std::vector<uint32_t>& order = topo.order;
-  const std::vector<uint32_t>& level = topo.level;  // for Reachability
-  const DependencyLists deps(g);
+  ReplayTimes rt;
   // Replays are independent: each worker times a share of them. Per node and
   // replay (replay-major): its record, the first by start (then position),
   // and its times. Which activity a node observably waited for is found
   // below, only in the replay that represents the node.
-  std::vector<uint32_t> act_of(R * n, kNone);
-  auto times = uninitialized<Times>(R * n);
-  std::vector<double> makespans(R);
+  std::vector<uint32_t>& act_of = rt.act_of;
+  act_of.assign(R * n, kNone);
+  rt.times = uninitialized<Times>(R * n);
+  Times* times = rt.times.get();
+  std::vector<double>& makespans = rt.makespans;
+  makespans.resize(R);
   std::vector<size_t> unmatched(R, 0);
-  std::vector<std::vector<LaneUse>> lanes_per_replay(R);
+  std::vector<std::vector<LaneUse>>& lanes_per_replay = rt.lanes_per_replay;
+  lanes_per_replay.resize(R);
   unsigned workers = worker_count(R * n, 100000);
   workers = std::min<unsigned>(workers, unsigned(std::max<size_t>(1, R)));
   std::vector<FewValues> streams_of(workers);
@@ -314,13 +323,21 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
       touched.clear();
     }
   });
-  for (size_t u : unmatched) r.unmatched_records += u;
+  for (size_t u : unmatched) rt.unmatched += u;
+  for (const auto& s : streams_of) s.add_to(rt.streams);
+  return rt;
+}
 
-  // Per node: medians, and the replay that represents it (of median delay);
-  // nodes are independent, so in slices too.
+// Per node: the medians over replays, its median duration, and the replay
+// that represents it (of median delay); nodes are independent, so in
+// slices.
+void node_medians(const ReplayTimes& rt, size_t n, size_t R, const std::vector<IdMap::Key>& lane_keys,
+                  ProfileReport& r, std::vector<double>& duration, std::vector<Representative>& rep) {
+  const std::vector<uint32_t>& act_of = rt.act_of;
+  const Times* times = rt.times.get();
   r.nodes.resize(n);
-  std::vector<double> duration(n, 0);
-  std::vector<Representative> rep(n);
+  duration.assign(n, 0);
+  rep.assign(n, Representative{});
   parallel_slices(n, worker_count(n * R, 200000), [&](unsigned, size_t begin, size_t end) {
     std::vector<double> st, en, rd, dl, du;
     std::vector<std::pair<double, uint32_t>> by_delay;  // (delay, replay)
@@ -365,15 +382,38 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
     }
   });
 
-  // All records by end (then position) per lane, for the blocker and lane
-  // predecessor searches (any activity can block, graph or not). Lanes are
-  // numbered by device first: a device's lanes, and their records, are
-  // consecutive.
-  std::vector<uint32_t> device_of_lane(L);
+}
+
+// Every record by end (then position) per lane, for the blocker and lane
+// predecessor searches (any activity can block, graph or not), and, where
+// many delayed nodes would search many lanes, per device.
+struct EndIndex {
+  std::vector<uint32_t> device_of_lane;
+  std::vector<size_t> lane_begin, device_lanes;  // lane l's records: by_lane[lane_begin[l], lane_begin[l + 1])
+  std::unique_ptr<EndRecord[]> by_lane;
+  std::unique_ptr<uint32_t[]> at_lane;                // where each record is in by_lane
+  std::vector<char> indexed;                          // per device: by_device is built
+  std::unique_ptr<uint32_t[]> by_device, at_device;  // positions in by_lane; where each record is in it
+};
+
+EndIndex index_by_end(const std::vector<Activity>& acts, const LaneNumbers& lanes,
+                      const std::vector<uint32_t>& replay_of, const std::vector<Representative>& rep, double thr) {
+  const size_t N = acts.size(), L = lanes.keys.size();
+  const unsigned scan_workers = lanes.workers;
+  const std::vector<uint32_t>& lane = lanes.of;
+  const std::vector<IdMap::Key>& lane_keys = lanes.keys;
+  EndIndex x;
+  // Lanes are numbered by device first: a device's lanes, and their
+  // records, are consecutive.
+  std::vector<uint32_t>& device_of_lane = x.device_of_lane;
+  device_of_lane.assign(L, 0);
   for (size_t l = 1; l < L; ++l)
     device_of_lane[l] = device_of_lane[l - 1] + (lane_keys[l].hi >> 8 != lane_keys[l - 1].hi >> 8);
   const size_t D = L ? device_of_lane[L - 1] + 1 : 0;
-  std::vector<size_t> lane_begin(L + 1, 0), device_lanes(D + 1, 0);
+  std::vector<size_t>& lane_begin = x.lane_begin;
+  std::vector<size_t>& device_lanes = x.device_lanes;
+  lane_begin.assign(L + 1, 0);
+  device_lanes.assign(D + 1, 0);
   std::vector<size_t> next(scan_workers * L, 0);  // per slice, then where its share of each lane goes
   parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
     for (size_t j = begin; j < end; ++j) ++next[w * L + lane[j]];
@@ -384,8 +424,10 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
     lane_begin[l + 1] = at;
     device_lanes[device_of_lane[l] + 1] = l + 1;
   }
-  auto by_lane = uninitialized<EndRecord>(N);
-  auto at_lane = uninitialized<uint32_t>(N);  // where each record is in it
+  x.by_lane = uninitialized<EndRecord>(N);
+  EndRecord* by_lane = x.by_lane.get();
+  x.at_lane = uninitialized<uint32_t>(N);
+  uint32_t* at_lane = x.at_lane.get();
   parallel_slices(N, scan_workers, [&](unsigned w, size_t begin, size_t end) {
     size_t* at = &next[w * L];
     for (size_t j = begin; j < end; ++j) {
@@ -411,7 +453,6 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
       }
     }
   });
-  auto lane_end = [&](size_t p) { return by_lane[p].end; };
 
   // A blocker on another lane of B's device is searched lane by lane; where
   // many delayed nodes would search many lanes, instead in one list of the
@@ -419,13 +460,15 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   std::vector<size_t> delayed(D, 0);
   for (const Representative& x : rep)
     if (x.activity != kNone && x.delay > thr) ++delayed[device_of_lane[x.lane]];
-  std::vector<char> indexed(D, 0);
+  std::vector<char>& indexed = x.indexed;
+  indexed.assign(D, 0);
   for (size_t d = 0; d < D; ++d) {
     const size_t lanes = device_lanes[d + 1] - device_lanes[d];
     const size_t records = lane_begin[device_lanes[d + 1]] - lane_begin[device_lanes[d]];
     indexed[d] = lanes > 1 && delayed[d] * (lanes - 1) * 16 > records;
   }
-  std::unique_ptr<uint32_t[]> by_device, at_device;  // positions in by_lane; where each record is in it
+  std::unique_ptr<uint32_t[]>& by_device = x.by_device;
+  std::unique_ptr<uint32_t[]>& at_device = x.at_device;
   if (std::find(indexed.begin(), indexed.end(), 1) != indexed.end()) {
     by_device = uninitialized<uint32_t>(N);
     at_device = uninitialized<uint32_t>(N);
@@ -443,6 +486,123 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
       }
     }
   }
+
+  return x;
+}
+
+// The totals of the verdicts, and the time lost to blocking nodes.
+void count_verdicts(ProfileReport& r) {
+  for (const NodeProfile& p : r.nodes) {
+    if (!p.replays) {
+      ++r.nodes_without_records;
+      ++r.none;
+      continue;
+    }
+    switch (p.verdict) {
+      case Verdict::real: ++r.real; break;
+      case Verdict::fake: ++r.fake; break;
+      case Verdict::none: ++r.none; break;
+    }
+    if (p.blocking) {
+      ++r.blocking;
+      r.time_lost_us += p.delay_us;
+      if (p.lane_busy) ++r.blocking_lane_busy;
+    }
+  }
+}
+
+// The longest path of the graph with measured (median) durations.
+void critical_path(const std::vector<uint32_t>& order, const DependencyLists& deps,
+                   const std::vector<double>& duration, ProfileReport& r) {
+  const size_t n = duration.size();
+  std::vector<double> longest(n, 0);
+  std::vector<int64_t> via(n, -1);
+  for (uint32_t i : order) {
+    double best = 0;
+    for (const uint32_t* d = deps.first(i); d != deps.last(i); ++d)
+      if (longest[*d] > best || via[i] < 0) {
+        if (longest[*d] >= best) best = longest[*d], via[i] = *d;
+      }
+    longest[i] = best + duration[i];
+  }
+  if (n) {
+    uint32_t end = uint32_t(std::max_element(longest.begin(), longest.end()) - longest.begin());
+    r.critical_path_us = longest[end];
+    for (int64_t x = end; x >= 0; x = via[size_t(x)]) r.critical_path.push_back(uint32_t(x));
+    std::reverse(r.critical_path.begin(), r.critical_path.end());
+  }
+}
+
+// The lanes the nodes used: per replay that used them, in replay order.
+void lane_usage(const std::vector<std::vector<LaneUse>>& lanes_per_replay, const std::vector<IdMap::Key>& lane_keys,
+                ProfileReport& r) {
+  const size_t L = lane_keys.size();
+  std::vector<std::vector<double>> lane_activities(L), lane_busy(L);
+  for (const auto& used : lanes_per_replay)
+    for (const LaneUse& u : used) {
+      lane_activities[u.lane].push_back(u.activities);
+      lane_busy[u.lane].push_back(u.busy_us);
+    }
+  for (size_t l = 0; l < L; ++l) {
+    if (lane_activities[l].empty()) continue;
+    LaneUsage u;
+    u.lane = lane_from(lane_keys[l]);
+    u.activities = uint32_t(std::lround(median(lane_activities[l])));
+    u.busy_us = median(lane_busy[l]);
+    r.lanes.push_back(u);
+  }
+}
+}  // namespace
+
+ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const ProfileOptions& opt) {
+  return analyze_profile(doc, trace, join_trace(doc, trace, JoinOptions{opt.exec_graph_id}), opt);
+}
+
+ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const TraceJoin& join,
+                              const ProfileOptions& opt) {
+  const Graph& g = doc.root;
+  const size_t n = g.nodes.size();
+  const double tol = opt.tolerance_us, thr = opt.threshold_us;
+  const std::vector<Activity>& acts = trace.activities;
+  ProfileReport r;
+  r.threshold_us = thr;
+  r.tolerance_us = tol;
+
+  const LaneNumbers lanes = number_lanes(acts);
+  const std::vector<uint32_t>& lane = lanes.of;
+  const std::vector<IdMap::Key>& lane_keys = lanes.keys;
+  const size_t L = lane_keys.size();
+
+  // The join (join.h): each record's node and replay.
+  r.exec_graph_id = join.exec_graph_id;
+  r.other_records = join.other_records;
+  const std::vector<uint32_t>& node_of = join.node_of;
+  const std::vector<uint32_t>& replay_of = join.replay_of;
+  const size_t R = join.replays;
+  r.replays = uint32_t(R);
+
+  Topology topo = topology(g, "nodes", "graph");
+  const std::vector<uint32_t>& order = topo.order;
+  const std::vector<uint32_t>& level = topo.level;  // for Reachability
+  const DependencyLists deps(g);
+  ReplayTimes rt = time_replays(g, acts, join, lane, L, order, deps);
+  std::vector<double>& makespans = rt.makespans;
+  const std::vector<std::vector<LaneUse>>& lanes_per_replay = rt.lanes_per_replay;
+  r.unmatched_records = rt.unmatched;
+
+  std::vector<double> duration;
+  std::vector<Representative> rep;
+  node_medians(rt, n, R, lane_keys, r, duration, rep);
+
+  const EndIndex ends = index_by_end(acts, lanes, replay_of, rep, thr);
+  const std::vector<uint32_t>& device_of_lane = ends.device_of_lane;
+  const std::vector<size_t>& lane_begin = ends.lane_begin;
+  const std::vector<size_t>& device_lanes = ends.device_lanes;
+  const EndRecord* by_lane = ends.by_lane.get();
+  const uint32_t* at_lane = ends.at_lane.get();
+  const std::vector<char>& indexed = ends.indexed;
+  const uint32_t *by_device = ends.by_device.get(), *at_device = ends.at_device.get();
+  auto lane_end = [&](size_t p) { return by_lane[p].end; };
   auto device_end = [&](size_t q) { return by_lane[by_device[q]].end; };
 
   // What each node observably waited for in its representative replay.
@@ -536,58 +696,12 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
         p.lane_busy = by_lane[k].activity != bi && by_lane[k].start < b_start;
     }
   });
-  for (const NodeProfile& p : r.nodes) {
-    if (!p.replays) {
-      ++r.nodes_without_records;
-      ++r.none;
-      continue;
-    }
-    switch (p.verdict) {
-      case Verdict::real: ++r.real; break;
-      case Verdict::fake: ++r.fake; break;
-      case Verdict::none: ++r.none; break;
-    }
-    if (p.blocking) {
-      ++r.blocking;
-      r.time_lost_us += p.delay_us;
-      if (p.lane_busy) ++r.blocking_lane_busy;
-    }
-  }
+  count_verdicts(r);
   r.makespan_us = median(makespans);
 
-  // Critical path with measured (median) durations.
-  std::vector<double> longest(n, 0);
-  std::vector<int64_t> via(n, -1);
-  for (uint32_t i : order) {
-    double best = 0;
-    for (const uint32_t* d = deps.first(i); d != deps.last(i); ++d)
-      if (longest[*d] > best || via[i] < 0) {
-        if (longest[*d] >= best) best = longest[*d], via[i] = *d;
-      }
-    longest[i] = best + duration[i];
-  }
-  if (n) {
-    uint32_t end = uint32_t(std::max_element(longest.begin(), longest.end()) - longest.begin());
-    r.critical_path_us = longest[end];
-    for (int64_t x = end; x >= 0; x = via[size_t(x)]) r.critical_path.push_back(uint32_t(x));
-    std::reverse(r.critical_path.begin(), r.critical_path.end());
-  }
-  // Lanes the nodes used: per replay that used them, in replay order.
-  std::vector<std::vector<double>> lane_activities(L), lane_busy(L);
-  for (const auto& used : lanes_per_replay)
-    for (const LaneUse& u : used) {
-      lane_activities[u.lane].push_back(u.activities);
-      lane_busy[u.lane].push_back(u.busy_us);
-    }
-  for (size_t l = 0; l < L; ++l) {
-    if (lane_activities[l].empty()) continue;
-    LaneUsage u;
-    u.lane = lane_from(lane_keys[l]);
-    u.activities = uint32_t(std::lround(median(lane_activities[l])));
-    u.busy_us = median(lane_busy[l]);
-    r.lanes.push_back(u);
-  }
-  for (const auto& s : streams_of) s.add_to(r.streams);
+  critical_path(order, deps, duration, r);
+  lane_usage(lanes_per_replay, lane_keys, r);
+  r.streams = rt.streams;
   std::sort(r.streams.begin(), r.streams.end());
   r.streams.erase(std::unique(r.streams.begin(), r.streams.end()), r.streams.end());
   return r;
