@@ -198,8 +198,9 @@ void read_summary(const JsonRead& r, uint32_t summary, ProfileReport& p) {
                                                     {"nodes_without_records", &p.nodes_without_records},
                                                     {"unmatched_records", &p.unmatched_records},
                                                     {"other_records", &p.other_records}};
-  for (const auto& [key, out] : counts)
-    optional_member(r, summary, key, [&](uint32_t v) { *out = size_t(r.count(v, JsonPath(at, key), "a count")); });
+  for (const auto& field : counts)  // (a structured binding cannot be captured in C++17)
+    optional_member(r, summary, field.first,
+                    [&](uint32_t v) { *field.second = size_t(r.count(v, JsonPath(at, field.first), "a count")); });
   optional_member(r, summary, "time_lost_us",
                   [&](uint32_t v) { p.time_lost_us = r.non_negative(v, JsonPath(at, "time_lost_us")); });
 }
@@ -256,8 +257,8 @@ void read_node(const JsonRead& r, uint32_t o, const JsonPath& path, uint32_t n, 
   }
   const std::pair<const char*, double*> times[] = {
       {"start_us", &f.start_us}, {"end_us", &f.end_us}, {"ready_us", &f.ready_us}};
-  for (const auto& [key, out] : times)
-    optional_member(r, o, key, [&](uint32_t x) { *out = r.number(x, JsonPath(path, key)); });
+  for (const auto& field : times)
+    optional_member(r, o, field.first, [&](uint32_t x) { *field.second = r.number(x, JsonPath(path, field.first)); });
   optional_member(r, o, "observed_dependency", [&](uint32_t x) {
     uint64_t d = r.count(x, JsonPath(path, "observed_dependency"), "a node index or null");
     if (d >= n)
