@@ -70,6 +70,12 @@ seed fuzz_nvidia_dot $d/nvidia/*.dot $d/captures/*.dot $d/torch/*.dot tests/host
 seed fuzz_trace_json $d/profiles/*.trace.json $d/torch/*.kineto.json tests/hostile/trace_array.json
 seed fuzz_profile_report $d/profiles/*.profile.json
 seed fuzz_rules tests/data/rules/*.json tests/golden/*.rules.json
+# The documents only graphscope writes: the --exec indexes as recorded, rules,
+# and the diff and check results kept in the golden cases' expected output.
+seed fuzz_documents $d/attach/*/index.json $d/attach/*/pid-*/index.json tests/data/rules/*.json
+for c in tests/golden/diff_*_json.case tests/golden/check_*_json.case; do
+  awk '/^--- stdout/ { on = 1; next } /^--- / { on = 0 } on' "$c" >"$work/seeds/fuzz_documents/$(basename "$c" .case).json"
+done
 mkdir -p "$work/seeds/fuzz_rules"
 printf '{"schema": "graphscope.rules/1", "max_nodes": 500, "max_kernels": 100, "forbid_types": ["host", "memcpy"], "max_depth": 40}\n' \
   >"$work/seeds/fuzz_rules/shape.json"
