@@ -232,12 +232,11 @@ LaneNumbers number_lanes(const std::vector<Activity>& acts) {
 
 // Each replay timed: per node and replay (replay-major) its record, the
 // first by start (then position), and its times; the replays' makespans;
-// the lanes the nodes used; the records that match no node.
+// the lanes the nodes used.
 struct ReplayTimes {
   std::vector<uint32_t> act_of;
   std::unique_ptr<Times[]> times;
   std::vector<double> makespans;
-  size_t unmatched = 0;
   std::vector<std::vector<LaneUse>> lanes_per_replay;
   std::vector<uint32_t> streams;
 };
@@ -259,7 +258,6 @@ ReplayTimes time_replays(const Graph& g, const std::vector<Activity>& acts, cons
   Times* times = rt.times.get();
   std::vector<double>& makespans = rt.makespans;
   makespans.resize(R);
-  std::vector<size_t> unmatched(R, 0);
   std::vector<std::vector<LaneUse>>& lanes_per_replay = rt.lanes_per_replay;
   lanes_per_replay.resize(R);
   unsigned workers = worker_count(R * n, 100000);
@@ -275,10 +273,7 @@ ReplayTimes time_replays(const Graph& g, const std::vector<Activity>& acts, cons
       const size_t k = replay - first_replay;
       t0[k] = std::min(t0[k], a.start_ns);
       t1[k] = std::max(t1[k], a.end_ns);
-      if (node_of[j] == kNone) {
-        ++unmatched[replay];
-        continue;
-      }
+      if (node_of[j] == kNone) continue;  // counted by the join
       uint32_t& b = act_of[replay * n + node_of[j]];
       if (b == kNone || a.start_ns < acts[b].start_ns) b = uint32_t(j);
     }
@@ -323,7 +318,6 @@ ReplayTimes time_replays(const Graph& g, const std::vector<Activity>& acts, cons
       touched.clear();
     }
   });
-  for (size_t u : unmatched) rt.unmatched += u;
   for (const auto& s : streams_of) s.add_to(rt.streams);
   return rt;
 }
@@ -588,7 +582,7 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   ReplayTimes rt = time_replays(g, acts, join, lane, L, order, deps);
   std::vector<double>& makespans = rt.makespans;
   const std::vector<std::vector<LaneUse>>& lanes_per_replay = rt.lanes_per_replay;
-  r.unmatched_records = rt.unmatched;
+  r.unmatched_records = join.unmatched_records;
 
   std::vector<double> duration;
   std::vector<Representative> rep;
