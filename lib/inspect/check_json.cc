@@ -1,5 +1,7 @@
 #include "check_json.h"
 
+#include <limits>
+
 #include "json_read.h"
 #include "json_tape.h"
 #include "json_writer.h"
@@ -75,6 +77,13 @@ std::string opt_string(const JsonRead& r, uint32_t obj, const char* key, const J
   return r.is_null(v) ? std::string() : std::string(r.string(v, JsonPath(at, key)));
 }
 
+// A measured figure: a number, or null where the writer met one that JSON
+// cannot hold (a node count against an empty baseline is infinitely many
+// percent off), read back as NaN, which writes as null again.
+double figure(const JsonRead& r, uint32_t v, const JsonPath& at) {
+  return r.is_null(v) ? std::numeric_limits<double>::quiet_NaN() : r.number(v, at);
+}
+
 CheckOffender offender(const JsonRead& r, uint32_t o, const JsonPath& at) {
   r.object(o, at);
   CheckOffender x;
@@ -98,8 +107,8 @@ RuleResult result(const JsonRead& r, uint32_t o, const JsonPath& at) {
   RuleResult x;
   x.rule = std::string(r.string(r.required(o, "rule", at), JsonPath(at, "rule"), 64));
   x.passed = r.boolean(r.required(o, "passed", at), JsonPath(at, "passed"));
-  x.measured = r.number(r.required(o, "measured", at), JsonPath(at, "measured"));
-  x.limit = r.number(r.required(o, "limit", at), JsonPath(at, "limit"));
+  x.measured = figure(r, r.required(o, "measured", at), JsonPath(at, "measured"));
+  x.limit = figure(r, r.required(o, "limit", at), JsonPath(at, "limit"));
   x.unit = std::string(r.string(r.required(o, "unit", at), JsonPath(at, "unit"), 64));
   if (uint32_t v = r.find(o, "types"); v != kJsonAbsent) {
     const JsonPath p(at, "types");
@@ -110,7 +119,7 @@ RuleResult result(const JsonRead& r, uint32_t o, const JsonPath& at) {
   for (uint32_t i = 0, n = t.at(o).count; i < n; ++i) {
     std::string_view k = t.member_key(o, i);
     if (known_result_key(k)) continue;
-    x.details.emplace_back(std::string(k), r.number(t.member_value(o, i), JsonPath(at, k)));
+    x.details.emplace_back(std::string(k), figure(r, t.member_value(o, i), JsonPath(at, k)));
   }
   x.summary = std::string(r.string(r.required(o, "summary", at), JsonPath(at, "summary")));
   x.message = std::string(r.string(r.required(o, "message", at), JsonPath(at, "message")));

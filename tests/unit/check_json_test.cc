@@ -2,6 +2,7 @@
 // the same struct.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 #include "inspect/check.h"
@@ -141,4 +142,24 @@ TEST_CASE("a check result that contradicts itself is refused") {
         "c.json (rules: disagrees with the results listed)");
   CHECK(err(R"({"schema": "graphscope.profile/1"})") ==
         "c.json (schema: \"graphscope.profile/1\" is not a check result (expected graphscope.check/1))");
+}
+
+TEST_CASE("a figure JSON cannot hold is written as null and read back as one") {
+  // Found by fuzz_rules: a node count against an empty baseline is infinitely
+  // many percent off; the writer writes null, which the reader must take.
+  GraphDocument doc = load_graph(test::data_path("captures/forkjoin.json"));
+  GraphDocument empty;
+  CheckRules rules;
+  rules.baseline = "base.json";
+  rules.node_count_tolerance_pct = 5.5;
+  CheckResult r = run_checks(doc, nullptr, &empty, rules);
+  r.graph = "g.json";
+  r.baseline = "base.json";
+  REQUIRE(r.results.size() == 1);
+  CHECK_FALSE(std::isfinite(r.results[0].measured));
+  const std::string text = write_check_json(r);
+  CHECK(text.find("\"measured\": null") != std::string::npos);
+  CheckResult back = read_check_json(text, "c.json");
+  CHECK(std::isnan(back.results[0].measured));
+  CHECK(write_check_json(back) == text);
 }
