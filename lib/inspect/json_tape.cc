@@ -361,6 +361,22 @@ std::string JsonTape::to_json(uint32_t v) const {
   struct Rec {
     const JsonTape& t;
     JsonWriter& w;
+    // A real stays a real: 100.0 is written "100.0", not "100", which a
+    // reader would take for an integer (a typed field then accepts on the
+    // second read what it passed through on the first).
+    void real(double d) {
+      if (!std::isfinite(d)) {
+        w.null();
+        return;
+      }
+      char buf[40];
+      char* end = std::to_chars(buf, buf + 36, d).ptr;
+      if (std::string_view(buf, size_t(end - buf)).find_first_of(".eE") == std::string_view::npos) {
+        *end++ = '.';
+        *end++ = '0';
+      }
+      w.raw(std::string_view(buf, size_t(end - buf)));
+    }
     void go(uint32_t v) {
       const auto& x = t.at(v);
       switch (x.kind) {
@@ -368,7 +384,7 @@ std::string JsonTape::to_json(uint32_t v) const {
         case Kind::boolean: w.value(x.b); break;
         case Kind::integer: w.value(x.i); break;
         case Kind::unsigned_integer: w.value(x.u); break;
-        case Kind::real: w.value(x.d); break;
+        case Kind::real: real(x.d); break;
         case Kind::string: w.value(t.str(v)); break;
         case Kind::array:
           w.begin_array();

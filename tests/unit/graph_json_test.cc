@@ -94,3 +94,19 @@ TEST_CASE("a capture record of another shape is passed through whole, never half
   CHECK(back.extra_json.size() == 3);
   CHECK(write_graph_json(back) == text);
 }
+
+TEST_CASE("a real number passed through stays a real, so a second read sees the same document") {
+  // Found by fuzz_pytorch_json in CI: graph_memory with 1e2 (a real) was
+  // passed through, written back as 100 and then read as a typed record.
+  const std::string text = R"({"nodes": [], "graph_memory": {"used_current": 1e2, "used_high": 2,
+      "reserved_current": 3, "reserved_high": 4.0}, "timings": {"steady_replays": 5E0}})";
+  GraphDocument first = read_graph_json(text, "p.json");
+  CHECK_FALSE(first.graph_memory);
+  CHECK_FALSE(first.timings);
+  const std::string written = write_graph_json(first);
+  CHECK(written.find(R"("used_current": 100.0)") != std::string::npos);
+  GraphDocument second = read_graph_json(written, "g.json");
+  CHECK_FALSE(second.graph_memory);
+  CHECK_FALSE(second.timings);
+  CHECK(write_graph_json(second) == written);
+}
