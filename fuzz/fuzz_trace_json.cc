@@ -3,6 +3,7 @@
 //   at guessed starts) must come to the same result as the strict
 //   whole-document reader;
 // - what write_chrome_trace writes reads back to the same activities.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +44,7 @@ std::string activity_difference(const Trace& a, const Trace& b, bool exact_times
            std::to_string(b.activities.size());
   uint64_t base = UINT64_MAX;
   for (const auto& x : a.activities) base = std::min(base, x.start_ns);
+  for (const auto& x : a.launches) base = std::min(base, x.start_ns);
   for (size_t i = 0; i < a.activities.size(); ++i) {
     const Activity &x = a.activities[i], &y = b.activities[i];
     std::string w = describe(a, i) + " vs " + describe(b, i) + ": ";
@@ -66,6 +68,21 @@ std::string activity_difference(const Trace& a, const Trace& b, bool exact_times
     if (x.graph_id != y.graph_id) return w + "graph id";
     if (x.graph_node_id != y.graph_node_id) return w + "graph node id";
     if (x.bytes != y.bytes) return w + "bytes";
+    if (!std::equal(x.grid, x.grid + 3, y.grid)) return w + "grid";
+    if (!std::equal(x.block, x.block + 3, y.block)) return w + "block";
+    if (x.has_shared != y.has_shared || x.shared_bytes != y.shared_bytes) return w + "shared memory";
+    if (x.context != y.context) return w + "context";
+  }
+  if (a.launches.size() != b.launches.size())
+    return "graph launch count " + std::to_string(a.launches.size()) + " vs " + std::to_string(b.launches.size());
+  for (size_t i = 0; i < a.launches.size(); ++i) {
+    const GraphLaunch &x = a.launches[i], &y = b.launches[i];
+    std::string w = "graph launch " + std::to_string(i) + ": ";
+    if (x.correlation != y.correlation) return w + "correlation";
+    const uint64_t ts = exact_times ? 0 : tolerance_ns(x.start_ns > base ? x.start_ns - base : base - x.start_ns);
+    const uint64_t td = exact_times ? 0 : tolerance_ns(x.end_ns - x.start_ns);
+    if (!near(x.start_ns, y.start_ns, ts)) return w + "start";
+    if (!near(x.end_ns, y.end_ns, ts + td)) return w + "end";
   }
   return std::string();
 }

@@ -34,6 +34,7 @@ struct ProfileCli {
   bool json = false;
   double threshold = 5, tolerance = 2, timeout = 300;
   int64_t exec_graph_id = -1;
+  std::vector<uint32_t> launches;
   int replays = 20, warmup = 3, device = 0;
   bool exec = false;
   AttachOptions attach;
@@ -67,6 +68,7 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
   o.threshold_us = c.threshold;
   o.tolerance_us = c.tolerance;
   if (c.exec_graph_id >= 0) o.exec_graph_id = uint32_t(c.exec_graph_id);
+  o.launches = c.launches;
   ProfileReport r;
   try {
     r = analyze_profile(doc, trace, o);
@@ -217,6 +219,10 @@ Handler declare_profile(CLI::App& sub) {
   offline->add_option("--graph", c->graph, "Offline: the graph (graphscope or PyTorch JSON, or cudaGraphDebugDotPrint DOT)");
   offline->add_option("--trace", c->trace, "Offline: a Chrome trace with Kineto keys (graphscope's or a PyTorch profiler export)");
   sub.add_option("--exec-graph-id", c->exec_graph_id, "Which exec graph's records to analyse");
+  offline->add_option("--launch", c->launches,
+                      "Offline: only these graph launches, by correlation id (traces without graph ids; "
+                      "default: every launch that matches the graph)")
+      ->delimiter(',');
   sub.add_flag("--json", c->json, "Write the graphscope.profile/1 report instead of text");
   sub.add_option("-o,--output", c->output, "Report file (default: standard output)");
   sub.add_option("--trace-out", c->trace_out, "Also write a Chrome trace (Perfetto UI) with lanes per channel, "

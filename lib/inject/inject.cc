@@ -267,7 +267,7 @@ class Injection {
     po.tolerance_us = c.tolerance_us;
     po.exec_graph_id = session_->index().graphs[g].exec_graph_id;
     const GraphDocument& doc = docs_[g];
-    TraceJoin join = join_trace(doc, t, JoinOptions{po.exec_graph_id});
+    TraceJoin join = join_trace(doc, t, join_options(po));
     reports_[g] = analyze_profile(doc, t, join, po);
     session_->profiled(g, reports_[g]);
     const AttachedGraph& x = session_->index().graphs[g];

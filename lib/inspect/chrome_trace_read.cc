@@ -66,6 +66,10 @@ class Reader {
       if (t_.at(cat).kind != Kind::string) fail("cat", "is " + shown(cat) + ", expected a string");
       if (t_.str(ph) != "X") continue;
       std::string_view c = t_.str(cat);
+      if (c == kCatRuntime || c == kCatDriver) {
+        read_launch(trace, name, ts, dur, args, base_ns);
+        continue;
+      }
       Activity a;
       if (c == kCatKernel) a.kind = ActivityKind::kernel;
       else if (c == kCatMemcpy) a.kind = ActivityKind::memcpy;
@@ -113,6 +117,15 @@ class Reader {
             a.channel_type = uint8_t(integer(v, k, UINT8_MAX, false));
           } else if (k == "bytes") {
             a.bytes = integer(v, k, UINT64_MAX, false);
+          } else if (k == "grid") {
+            dim3(v, k, a.grid);
+          } else if (k == "block") {
+            dim3(v, k, a.block);
+          } else if (k == "shared memory") {
+            a.shared_bytes = uint32_t(integer(v, k, UINT32_MAX, false));
+            a.has_shared = true;
+          } else if (k == "context") {
+            a.context = uint32_t(integer(v, k, UINT32_MAX, false));
           } else if (k == "copy kind" && a.kind == ActivityKind::memcpy) {
             if (t_.at(v).kind == Kind::string) a.copy = copy_kind_from_word(t_.str(v));
             else a.copy = copy_kind_from_enum(integer(v, k, UINT8_MAX, false));
@@ -135,6 +148,32 @@ class Reader {
       a.name = it->second;
       trace.activities.push_back(a);
     }
+  }
+
+  // A graph launch API call (cat cuda_runtime or cuda_driver): its
+  // correlation id and times. Other API calls, and launches without a
+  // correlation id, are skipped.
+  void read_launch(Trace& trace, uint32_t name, uint32_t ts, uint32_t dur, uint32_t args, uint64_t base_ns) {
+    if (name == kNone || t_.at(name).kind != Kind::string || !is_graph_launch_api(t_.str(name))) return;
+    if (args == kNone || t_.at(args).kind != Kind::object) return;
+    uint32_t corr = t_.find(args, "correlation");
+    if (corr == kNone) return;
+    if (ts == kNone) fail("ts", "is missing");
+    if (dur == kNone) fail("dur", "is missing");
+    GraphLaunch l;
+    l.start_ns = base_ns + micros(ts, "ts");
+    l.end_ns = l.start_ns + micros(dur, "dur");
+    in_args_ = true;
+    l.correlation = uint32_t(integer(corr, "correlation", UINT32_MAX, false));
+    in_args_ = false;
+    trace.launches.push_back(l);
+  }
+
+  // Kineto's "grid" and "block": an array of three integers.
+  void dim3(uint32_t v, std::string_view field, uint32_t (&out)[3]) const {
+    if (t_.at(v).kind != Kind::array || t_.at(v).count != 3)
+      fail(field, "is " + shown(v) + ", expected an array of 3 integers");
+    for (uint32_t i = 0; i < 3; ++i) out[i] = uint32_t(integer(t_.element(v, i), field, UINT32_MAX, false));
   }
 
   // A field of the document outside the events ("graphscope.time_base_ns").
@@ -368,7 +407,8 @@ void read_share(std::string_view text, Share& sh, bool ours, uint64_t base_ns, c
     }
     if (sh.until != std::string_view::npos && i > sh.until) return;
     const char* next = nullptr;
-    EventScan r = scan_event(base + i, end, ours, base_ns, a, name, next);
+    GraphLaunch launch;
+    EventScan r = scan_event(base + i, end, ours, base_ns, a, name, next, &launch);
     size_t e;
     if (r == EventScan::bail) {
       e = skip_value(text, i);
@@ -387,6 +427,8 @@ void read_share(std::string_view text, Share& sh, bool ours, uint64_t base_ns, c
         if (added) it->second = sh.trace.intern(name);
         a.name = it->second;
         sh.trace.activities.push_back(a);
+      } else if (r == EventScan::launch) {
+        sh.trace.launches.push_back(launch);
       }
     }
     i = skip_space(text, e);
@@ -445,6 +487,7 @@ bool read_events(std::string_view text, size_t arr, bool ours, uint64_t base_ns,
       x.name = renamed[x.name];
       out.activities.push_back(x);
     }
+    out.launches.insert(out.launches.end(), shares[k].trace.launches.begin(), shares[k].trace.launches.end());
     shares[k].trace = Trace();
   }
   return true;

@@ -114,7 +114,12 @@ Join join_graph(const Trace& trace, const GraphDocument& doc, const ProfileRepor
   std::optional<TraceJoin> own;
   if (!join && !nodes.empty()) {
     try {
-      own = join_trace(doc, trace, JoinOptions{report ? std::optional<uint32_t>(report->exec_graph_id) : std::nullopt});
+      JoinOptions o;
+      if (report && report->by_ids) o.exec_graph_id = report->exec_graph_id;
+      if (report)
+        for (const LaunchUse& l : report->launches)
+          if (l.status == LaunchUse::Status::used) o.launches.push_back(l.correlation);
+      own = join_trace(doc, trace, o);
       join = &*own;
     } catch (const Error&) {
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "error.h"
 #include "id_map.h"
@@ -10,6 +11,35 @@
 #include "parallel.h"
 
 namespace graphscope {
+
+std::string_view to_string(Assignment a) {
+  switch (a) {
+    case Assignment::id: return "id";
+    case Assignment::unique: return "unique";
+    case Assignment::order: return "order";
+    case Assignment::interchangeable: return "interchangeable";
+    case Assignment::ambiguous: return "ambiguous";
+  }
+  return "ambiguous";
+}
+
+bool parse_assignment(std::string_view s, Assignment* out) {
+  for (int k = 0; k < kAssignmentCount; ++k)
+    if (to_string(Assignment(k)) == s) {
+      *out = Assignment(k);
+      return true;
+    }
+  return false;
+}
+
+std::string_view to_string(LaunchUse::Status s) {
+  switch (s) {
+    case LaunchUse::Status::used: return "used";
+    case LaunchUse::Status::partial: return "partial";
+    case LaunchUse::Status::skipped: return "skipped";
+  }
+  return "skipped";
+}
 
 std::optional<uint32_t> exec_graph_of(const Activity& a) {
   if (a.graph_id) return a.graph_id;
@@ -95,11 +125,14 @@ TraceJoin join_trace(const GraphDocument& doc, const Trace& trace, const JoinOpt
   std::map<uint32_t, size_t> per_graph;
   for (const auto& m : graphs_of)
     for (const auto& [id, count] : m) per_graph[id] += count;
+  // No record has a graph id: by launches.
+  if (per_graph.empty()) return join_by_launches(doc, trace, opt);
   const uint32_t exec = j.exec_graph_id = choose_exec(doc, per_graph, opt);
 
   // Each of the exec graph's records' node and correlation id, numbered per
   // slice in replay_of for now, with the earliest start of each.
   const NodeByLocal node_by_local(doc.root);
+  const std::unordered_set<uint32_t> wanted(opt.launches.begin(), opt.launches.end());
   j.node_of.assign(N, kNoNode);
   j.replay_of.assign(N, kNoNode);
   std::vector<size_t> others(workers, 0), unmatched(workers, 0);
@@ -110,7 +143,7 @@ TraceJoin join_trace(const GraphDocument& doc, const Trace& trace, const JoinOpt
     for (size_t k = begin; k < end; ++k) {
       const Activity& a = acts[k];
       auto g = exec_graph_of(a);
-      if (!g || *g != exec) {
+      if (!g || *g != exec || (!wanted.empty() && !wanted.count(a.correlation))) {
         ++others[w];
         continue;
       }
@@ -179,6 +212,13 @@ TraceJoin join_trace(const GraphDocument& doc, const Trace& trace, const JoinOpt
       if (j.replay_of[k] != kNoNode) j.replay_of[k] = replay_of_key[j.replay_of[k]];
   });
   j.replays = front.size();
+  if (j.replays == 0)
+    throw_input("trace", "no record of exec graph " + std::to_string(exec) + " in the launches asked for");
+  j.how.assign(doc.root.nodes.size(), std::nullopt);
+  for (size_t k = 0; k < N; ++k) {
+    const uint32_t v = j.node_of[k];
+    if (v != kNoNode && !j.how[v]) j.how[v] = Assignment::id, ++j.assigned[size_t(Assignment::id)];
+  }
   return j;
 }
 

@@ -548,8 +548,24 @@ void lane_usage(const std::vector<std::vector<LaneUse>>& lanes_per_replay, const
 }
 }  // namespace
 
+bool uncertain_verdict(const ProfileReport& r, uint32_t i) {
+  auto ambiguous = [&](uint32_t k) {
+    return k < r.nodes.size() && r.nodes[k].assignment && *r.nodes[k].assignment == Assignment::ambiguous;
+  };
+  if (i >= r.nodes.size()) return false;
+  const NodeProfile& p = r.nodes[i];
+  return ambiguous(i) || (p.observed_dependency && ambiguous(*p.observed_dependency)) || p.observed_unassigned;
+}
+
+JoinOptions join_options(const ProfileOptions& o) {
+  JoinOptions j;
+  j.exec_graph_id = o.exec_graph_id;
+  j.launches = o.launches;
+  return j;
+}
+
 ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const ProfileOptions& opt) {
-  return analyze_profile(doc, trace, join_trace(doc, trace, JoinOptions{opt.exec_graph_id}), opt);
+  return analyze_profile(doc, trace, join_trace(doc, trace, join_options(opt)), opt);
 }
 
 ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const TraceJoin& join,
@@ -574,6 +590,9 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   const std::vector<uint32_t>& replay_of = join.replay_of;
   const size_t R = join.replays;
   r.replays = uint32_t(R);
+  r.by_ids = join.by_ids;
+  std::copy(join.assigned, join.assigned + kAssignmentCount, r.assigned);
+  r.launches = join.launches;
 
   Topology topo = topology(g, "nodes", "graph");
   const std::vector<uint32_t>& order = topo.order;
@@ -587,6 +606,7 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   std::vector<double> duration;
   std::vector<Representative> rep;
   node_medians(rt, n, R, lane_keys, r, duration, rep);
+  for (size_t i = 0; i < n && i < join.how.size(); ++i) r.nodes[i].assignment = join.how[i];
 
   const EndIndex ends = index_by_end(acts, lanes, replay_of, rep, thr);
   const std::vector<uint32_t>& device_of_lane = ends.device_of_lane;
@@ -669,6 +689,9 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
         p.verdict = reach.path(on, uint32_t(i)) ? Verdict::real : Verdict::fake;
       } else {
         if (o.name != UINT32_MAX) p.observed_other = o.name < trace.names.size() ? trace.names[o.name] : "?";
+        // A record of the graph's own launch that the join left without a
+        // node (joined without ids, out of the graph's order).
+        p.observed_unassigned = !join.by_ids && replay_of[observed] != kNone;
         p.verdict = Verdict::fake;  // outside the graph: no graph path can explain it
       }
       if (blocker == kNone) continue;

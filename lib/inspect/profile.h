@@ -20,7 +20,11 @@ struct ProfileOptions {
   double threshold_us = 5.0;  // a node is delayed when delay exceeds this
   double tolerance_us = 2.0;  // how close an end must be to a start to block it
   std::optional<uint32_t> exec_graph_id;  // which exec graph's records; default: the document's, else the only one
+  std::vector<uint32_t> launches;         // which graph launches (correlation ids); default: all that match
 };
+
+/// The join's options (join.h) these profile options ask for.
+JoinOptions join_options(const ProfileOptions& o);
 
 enum class Verdict : uint8_t { none, real, fake };
 std::string_view to_string(Verdict v);
@@ -44,6 +48,8 @@ struct NodeProfile {
   // it started, so the lane was not serializing it (a dispatch delay: e.g.
   // many branches launched one by one onto one channel, overlapping).
   bool lane_busy = false;
+  std::optional<Assignment> assignment;  // how its records were assigned (join.h)
+  bool observed_unassigned = false;      // observed a record of the graph's launch that has no node
 };
 
 struct LaneUsage {
@@ -69,7 +75,16 @@ struct ProfileReport {
   size_t other_records = 0;          // records of other graphs or outside graphs
   std::vector<LaneUsage> lanes;
   std::vector<uint32_t> streams;
+  // The join: by graph ids, or (false) by launches, with how many nodes
+  // were assigned each way and, by launches, every launch seen.
+  bool by_ids = true;
+  size_t assigned[kAssignmentCount] = {0, 0, 0, 0, 0};
+  std::vector<LaunchUse> launches;
 };
+
+/// Whether node i's verdict rests on an ambiguous assignment: its own
+/// records', or its observed dependency's (join.h).
+bool uncertain_verdict(const ProfileReport& r, uint32_t i);
 
 /// Analyses the trace against the graph, joined by join_trace (join.h),
 /// which throws Error(bad_input) when no record belongs to the graph (naming

@@ -88,6 +88,7 @@ void write_node_line(NodeLine& w, const NodeProfile& p, const Node& n, LaneNames
   p.cause.empty() ? w.null() : w.value(std::string_view(p.cause));
   if (p.lane) w.key("lane").value(std::string_view(lane_name(*p.lane)));
   if (p.stream) w.key("stream").value(uint64_t(*p.stream));
+  if (p.assignment && *p.assignment != Assignment::id) w.key("assignment").value(to_string(*p.assignment));
   w.close();
 }
 
@@ -113,6 +114,22 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
   w.key("nodes_without_records").value(uint64_t(r.nodes_without_records));
   w.key("unmatched_records").value(uint64_t(r.unmatched_records));
   w.key("other_records").value(uint64_t(r.other_records));
+  w.end_object();
+  w.key("join").begin_object();
+  w.key("by").value(r.by_ids ? "ids" : "launches");
+  w.key("assigned").begin_object();
+  for (int k = 0; k < kAssignmentCount; ++k) w.key(to_string(Assignment(k))).value(uint64_t(r.assigned[k]));
+  w.end_object();
+  if (!r.by_ids) {
+    w.key("launches").begin_array();
+    for (const LaunchUse& l : r.launches) {
+      w.begin_object().key("correlation").value(l.correlation).key("records").value(l.records);
+      w.key("status").value(to_string(l.status));
+      if (!l.why.empty()) w.key("why").value(l.why);
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
   w.key("critical_path").begin_array();
   for (uint32_t i : r.critical_path) w.value(i);
@@ -205,6 +222,42 @@ void read_summary(const JsonRead& r, uint32_t summary, ProfileReport& p) {
                   [&](uint32_t v) { p.time_lost_us = r.non_negative(v, JsonPath(at, "time_lost_us")); });
 }
 
+void read_join(const JsonRead& r, uint32_t join, ProfileReport& p) {
+  const JsonPath at("join");
+  optional_member(r, join, "by", [&](uint32_t v) {
+    std::string_view by = r.string(v, JsonPath(at, "by"), 64);
+    if (by != "ids" && by != "launches") r.fail(JsonPath(at, "by"), quoted(by, 64) + " is not \"ids\" or \"launches\"");
+    p.by_ids = by == "ids";
+  });
+  optional_member(r, join, "assigned", [&](uint32_t v) {
+    const JsonPath as(at, "assigned");
+    r.object(v, as, "an object of counts");
+    for (int k = 0; k < kAssignmentCount; ++k) {
+      const std::string_view name = to_string(Assignment(k));
+      optional_member(r, v, name, [&](uint32_t x) { p.assigned[k] = size_t(r.count(x, JsonPath(as, name), "a count")); });
+    }
+  });
+  optional_member(r, join, "launches", [&](uint32_t v) {
+    const JsonPath la(at, "launches");
+    uint32_t n = 0;
+    r.array(v, la, "an array of launches", &n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const JsonPath e(la, i);
+      uint32_t o = r.object(r.tape().element(v, i), e, "an object");
+      LaunchUse l;
+      l.correlation = r.u32(r.required(o, "correlation", e), JsonPath(e, "correlation"));
+      optional_member(r, o, "records", [&](uint32_t x) { l.records = r.u32(x, JsonPath(e, "records")); });
+      std::string_view st = r.string(r.required(o, "status", e), JsonPath(e, "status"), 64);
+      if (st == "used") l.status = LaunchUse::Status::used;
+      else if (st == "partial") l.status = LaunchUse::Status::partial;
+      else if (st == "skipped") l.status = LaunchUse::Status::skipped;
+      else r.fail(JsonPath(e, "status"), quoted(st, 64) + " is not \"used\", \"partial\" or \"skipped\"");
+      optional_member(r, o, "why", [&](uint32_t x) { l.why = std::string(r.string(x, JsonPath(e, "why"), 4096)); });
+      p.launches.push_back(std::move(l));
+    }
+  });
+}
+
 void read_lanes(const JsonRead& r, uint32_t lanes, ProfileReport& p) {
   const JsonPath at("lanes");
   uint32_t n = 0;
@@ -290,6 +343,14 @@ void read_node(const JsonRead& r, uint32_t o, const JsonPath& path, uint32_t n, 
     f.lane = l;
   });
   optional_member(r, o, "stream", [&](uint32_t x) { f.stream = r.u32(x, JsonPath(path, "stream")); });
+  optional_member(r, o, "assignment", [&](uint32_t x) {
+    Assignment a;
+    std::string_view s = r.string(x, JsonPath(path, "assignment"), 64);
+    if (!parse_assignment(s, &a))
+      r.fail(JsonPath(path, "assignment"),
+             quoted(s, 64) + " is not \"id\", \"unique\", \"order\", \"interchangeable\" or \"ambiguous\"");
+    f.assignment = a;
+  });
   // Blocking means a blocker and a fake verdict (SPEC.md); a report saying
   // otherwise would make the blocking rule guess.
   if (f.blocking && (f.verdict != Verdict::fake || !f.blocker || !timed))
@@ -313,6 +374,7 @@ ProfileDocument read_profile_json(std::string_view text, const std::string& orig
   optional_member(r, root, "threshold_us", [&](uint32_t v) { p.threshold_us = r.non_negative(v, "threshold_us"); });
   optional_member(r, root, "tolerance_us", [&](uint32_t v) { p.tolerance_us = r.non_negative(v, "tolerance_us"); });
   read_summary(r, r.object(r.required(root, "summary", ""), "summary", "an object"), p);
+  optional_member(r, root, "join", [&](uint32_t v) { read_join(r, r.object(v, "join", "an object"), p); });
   uint32_t nodes = r.required(root, "nodes", "");
   uint32_t n = 0;
   r.array(nodes, "nodes", "an array of node profiles", &n);

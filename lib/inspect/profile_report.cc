@@ -16,6 +16,11 @@ std::string node_name(const GraphDocument& doc, uint32_t i) {
   return std::string(to_string(n.type));
 }
 
+// The verdict, with "?" when it rests on an ambiguous assignment.
+std::string verdict_of(const ProfileReport& r, const NodeProfile& p) {
+  return std::string(to_string(p.verdict)) + (uncertain_verdict(r, p.index) ? "?" : "");
+}
+
 }  // namespace
 
 std::string format_profile(const ProfileReport& r, const GraphDocument& doc, size_t top) {
@@ -25,9 +30,30 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
     std::snprintf(buf, sizeof buf, "%-14s %s\n", key, value.c_str());
     out += buf;
   };
-  line("profile", "exec graph " + std::to_string(r.exec_graph_id) + ", " + std::to_string(r.replays) +
-                      " replays; delayed past " + fmt("%.3g", r.threshold_us) + " us, tolerance " +
-                      fmt("%.3g", r.tolerance_us) + " us");
+  const std::string which = r.by_ids ? "exec graph " + std::to_string(r.exec_graph_id)
+                                     : std::string("joined by graph launch (the trace has no graph ids)");
+  line("profile", which + ", " + std::to_string(r.replays) + " replays; delayed past " + fmt("%.3g", r.threshold_us) +
+                      " us, tolerance " + fmt("%.3g", r.tolerance_us) + " us");
+  if (!r.by_ids) {
+    size_t used = 0, partial = 0, skipped = 0;
+    for (const auto& l : r.launches)
+      (l.status == LaunchUse::Status::used ? used : l.status == LaunchUse::Status::partial ? partial : skipped)++;
+    line("launches", std::to_string(used) + " used, " + std::to_string(partial) + " partial, " +
+                         std::to_string(skipped) + " skipped (another graph, or not asked for)");
+    size_t shown = 0;
+    for (const auto& l : r.launches) {
+      if (l.status == LaunchUse::Status::used) continue;
+      if (++shown > 5) {
+        line("", "... and " + std::to_string(partial + skipped - 5) + " more");
+        break;
+      }
+      line("", std::string(to_string(l.status)) + " launch " + std::to_string(l.correlation) + ": " + l.why);
+    }
+    const size_t* a = r.assigned;
+    line("assigned", std::to_string(a[1]) + " unique, " + std::to_string(a[2]) + " by order, " +
+                         std::to_string(a[3]) + " interchangeable, " + std::to_string(a[4]) +
+                         " ambiguous (verdicts resting on them marked ?)");
+  }
   std::string cp = fmt("%.1f", r.critical_path_us) + " us";
   if (r.makespan_us > 0) cp += " (" + fmt("%.0f", 100.0 * r.critical_path_us / r.makespan_us) + "% of the makespan)";
   line("makespan", fmt("%.1f", r.makespan_us) + " us (median over replays)");
@@ -62,7 +88,7 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
                                                   : "-";
     if (p.blocking) obs += " [blocking, " + p.cause + (p.lane_busy ? ", lane busy" : "") + "]";
     std::snprintf(buf, sizeof buf, "  %5u  %-36s %9.2f %9.2f %9.2f  %-7s %s\n", i, node_name(doc, i).c_str(), p.delay_us,
-                  p.ready_us, p.start_us, std::string(to_string(p.verdict)).c_str(), obs.c_str());
+                  p.ready_us, p.start_us, verdict_of(r, p).c_str(), obs.c_str());
     out += buf;
   }
   bool any_fake = false;
@@ -72,8 +98,9 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
     any_fake = true;
     std::string from = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " + node_name(doc, *p.observed_dependency)
                                              : "(outside the graph) " + p.observed_other;
-    std::snprintf(buf, sizeof buf, "  %5u %-36s after %-40s %s, delay %.2f us\n", p.index, node_name(doc, p.index).c_str(),
-                  from.c_str(), p.blocking ? ("blocking: " + p.cause).c_str() : "ordering only", p.delay_us);
+    std::snprintf(buf, sizeof buf, "  %5u %-36s after %-40s %s, delay %.2f us%s\n", p.index,
+                  node_name(doc, p.index).c_str(), from.c_str(), p.blocking ? ("blocking: " + p.cause).c_str() : "ordering only",
+                  p.delay_us, uncertain_verdict(r, p.index) ? " (assignment ambiguous)" : "");
     out += buf;
   }
   out += "\ncritical path (" + fmt("%.1f", r.critical_path_us) + " us)\n  ";
@@ -116,7 +143,7 @@ DotOverlay profile_overlay(const ProfileReport& r) {
     std::snprintf(color, sizeof color, "#ff%02x%02x", g, b);
     o.fill.push_back(color);
     std::string note = "delay " + fmt("%.2f", p.delay_us) + " us";
-    if (p.verdict != Verdict::none) note += ", " + std::string(to_string(p.verdict));
+    if (p.verdict != Verdict::none) note += ", " + verdict_of(r, p);
     if (p.blocking) note += " (blocking: " + p.cause + ")";
     o.note.push_back(note);
   }

@@ -25,6 +25,12 @@ std::string_view to_string(CopyKind k) {
   return "other";
 }
 
+bool is_graph_launch_api(std::string_view name) {
+  // cudaGraphLaunch, cudaGraphLaunch_v10000, cudaGraphLaunch_ptsz,
+  // cuGraphLaunch, cuGraphLaunch_ptsz.
+  return name.rfind("cudaGraphLaunch", 0) == 0 || name.rfind("cuGraphLaunch", 0) == 0;
+}
+
 uint32_t Trace::intern(std::string_view name) {
   for (uint32_t r : recent_)
     if (r < names.size() && names[r] == name) return r;

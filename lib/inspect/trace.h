@@ -38,10 +38,33 @@ struct Activity {
   std::optional<uint32_t> graph_id;
   std::optional<uint64_t> graph_node_id;
   uint64_t bytes = 0;  // memcpy/memset size, when known
+  // Kernels: the launch geometry (zeros when the record has none) and the
+  // shared memory per block in bytes, static and dynamic together, as CUPTI
+  // and Kineto report it (has_shared false when the record has none).
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t shared_bytes = 0;
+  bool has_shared = false;
+  uint32_t context = 0;  // CUDA context id, when known
+
+  bool has_geometry() const { return grid[0] != 0 && block[0] != 0; }
 };
+
+/// A graph launch on the host: the runtime or driver API call
+/// (cudaGraphLaunch, cuGraphLaunch) whose correlation id the device records
+/// of its replay carry. PyTorch profiler exports have these where their
+/// device records have no graph ids.
+struct GraphLaunch {
+  uint32_t correlation = 0;
+  uint64_t start_ns = 0, end_ns = 0;
+};
+
+/// Whether an API call of this name launches a graph.
+bool is_graph_launch_api(std::string_view name);
 
 struct Trace {
   std::vector<Activity> activities;
+  std::vector<GraphLaunch> launches;  // in trace order; empty when the trace has none
   std::vector<std::string> names;  // interned activity names
   std::string source;              // "cupti", "chrome-trace", "pytorch-profiler"
 

@@ -1,5 +1,6 @@
 #include "trace_scan.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -66,6 +67,7 @@ struct Tok {
   const char* b = nullptr;
   const char* e = nullptr;
   uint64_t u = 0;  // uint: the value
+  uint32_t d[3] = {0, 0, 0};  // an array of three integers (grid, block)
   std::string_view view() const { return std::string_view(b, size_t(e - b)); }
 };
 
@@ -128,6 +130,26 @@ class Scanner {
     else if (!integral) t.type = Tok::real;
     else if (int_digits <= 19) t.type = Tok::uint, t.u = v;
     else t.type = Tok::other;
+    return true;
+  }
+
+  // An array of exactly three integers, each at most UINT32_MAX ("grid",
+  // "block"); false for anything else (the strict reader decides).
+  bool dim3(Tok& t) {
+    if (!eat('[')) return false;
+    for (int i = 0; i < 3; ++i) {
+      ws();
+      if (i > 0) {
+        if (!eat(',')) return false;
+        ws();
+      }
+      Tok x;
+      if (!number(x) || x.type != Tok::uint || x.u > UINT32_MAX) return false;
+      t.d[i] = uint32_t(x.u);
+    }
+    ws();
+    if (!eat(']')) return false;
+    t.type = Tok::other;
     return true;
   }
 
@@ -202,7 +224,7 @@ bool key_is(const char* b, const char* e, std::string_view k) {
 // skipped.
 enum Field { ph, cat, name_f, ts, dur, pid, tid, args, fields };
 enum ArgField { device, in_device, stream, correlation, graph_node_id, graph_id, channel, channel_type, bytes,
-                copy_kind, arg_fields };
+                copy_kind, grid, block, shared, context, arg_fields };
 
 int field_of(const char* b, const char* e) {
   switch (e - b) {
@@ -217,7 +239,8 @@ int field_of(const char* b, const char* e) {
 int arg_field_of(const char* b, const char* e) {
   static constexpr std::string_view names[arg_fields] = {"device", "inDevice", "stream", "correlation",
                                                          "graph node id", "graph id", "channel", "channel_type",
-                                                         "bytes", "copy kind"};
+                                                         "bytes", "copy kind", "grid", "block",
+                                                         "shared memory", "context"};
   for (int f = 0; f < arg_fields; ++f)
     if (key_is(b, e, names[f])) return f;
   return -1;
@@ -251,7 +274,7 @@ bool integer(const Tok& t, uint64_t max, uint64_t& v) {
 }  // namespace
 
 EventScan scan_event(const char* p, const char* end, bool ours, uint64_t base_ns, Activity& a,
-                     std::string_view& name, const char*& next) {
+                     std::string_view& name, const char*& next, GraphLaunch* launch) {
   constexpr auto bail = EventScan::bail;
   Scanner s(p, end);
   Tok f[fields], g[arg_fields];
@@ -286,7 +309,7 @@ EventScan scan_event(const char* p, const char* end, bool ours, uint64_t base_ns
             Tok skip;
             Tok& t = ak < 0 ? skip : g[ak];
             if (ak >= 0 && t.type != Tok::none) return bail;
-            if (!s.value(t)) return bail;
+            if (ak == grid || ak == block ? !s.dim3(t) : !s.value(t)) return bail;
             s.ws();
             if (s.eat('}')) break;
             if (!s.eat(',')) return bail;
@@ -309,6 +332,18 @@ EventScan scan_event(const char* p, const char* end, bool ours, uint64_t base_ns
   if (f[ph].type != Tok::str || f[cat].type != Tok::str) return bail;
   if (f[ph].view() != "X") return EventScan::skipped;
   std::string_view c = f[cat].view();
+  if (c == kCatRuntime || c == kCatDriver) {
+    // As the strict reader's read_launch.
+    if (f[name_f].type != Tok::str || !is_graph_launch_api(f[name_f].view())) return EventScan::skipped;
+    if (!args_object || g[correlation].type == Tok::none) return EventScan::skipped;
+    uint64_t start, length, corr;
+    if (!launch || !micros(f[ts], start) || !micros(f[dur], length)) return bail;
+    if (!integer(g[correlation], UINT32_MAX, corr)) return bail;
+    launch->correlation = uint32_t(corr);
+    launch->start_ns = base_ns + start;
+    launch->end_ns = launch->start_ns + length;
+    return EventScan::launch;
+  }
   a = Activity();
   if (c == kCatKernel) a.kind = ActivityKind::kernel;
   else if (c == kCatMemcpy) a.kind = ActivityKind::memcpy;
@@ -347,6 +382,12 @@ EventScan scan_event(const char* p, const char* end, bool ours, uint64_t base_ns
     if (g[channel_type].type != Tok::none) a.channel_type = uint8_t(v);
     if (!take(bytes, UINT64_MAX)) return bail;
     if (g[bytes].type != Tok::none) a.bytes = v;
+    if (g[grid].type != Tok::none) std::copy(g[grid].d, g[grid].d + 3, a.grid);
+    if (g[block].type != Tok::none) std::copy(g[block].d, g[block].d + 3, a.block);
+    if (!take(shared, UINT32_MAX)) return bail;
+    if (g[shared].type != Tok::none) a.shared_bytes = uint32_t(v), a.has_shared = true;
+    if (!take(context, UINT32_MAX)) return bail;
+    if (g[context].type != Tok::none) a.context = uint32_t(v);
     if (g[copy_kind].type != Tok::none && a.kind == ActivityKind::memcpy) {
       if (g[copy_kind].type == Tok::str) a.copy = copy_kind_from_word(g[copy_kind].view());
       else if (integer(g[copy_kind], UINT8_MAX, v)) a.copy = copy_kind_from_enum(v);

@@ -26,6 +26,9 @@ inline constexpr std::string_view kCatMemcpy = "gpu_memcpy";
 inline constexpr std::string_view kCatMemset = "gpu_memset";
 inline constexpr std::string_view kCatHost = "graph_host";
 inline constexpr std::string_view kCatOther = "gpu_other";
+// Host API calls: graph launches among them are read (GraphLaunch).
+inline constexpr std::string_view kCatRuntime = "cuda_runtime";
+inline constexpr std::string_view kCatDriver = "cuda_driver";
 
 /// CUPTI's memcpy kind spellings (memcpyKindString: "HtoD", ...), its enum
 /// values, and Kineto's event names ("Memcpy HtoD (Pinned -> Device)").
@@ -40,7 +43,7 @@ CopyKind copy_kind_from_name(std::string_view name);
 /// other spelling.
 bool exact_micros(const char* b, const char* e, uint64_t& ns);
 
-enum class EventScan : uint8_t { activity, skipped, bail };
+enum class EventScan : uint8_t { activity, launch, skipped, bail };
 
 /// Reads the event object at p (< end). activity: `a` is the device activity
 /// it describes (a.name unset; its name is `name`, a view into the text);
@@ -50,7 +53,8 @@ enum class EventScan : uint8_t { activity, skipped, bail };
 /// non-ASCII text, repeated keys, exponents, values out of range, ...).
 /// `ours`: the trace is graphscope's own (host and other kinds are read);
 /// base_ns is added to every time.
+/// launch: the event is a graph launch API call, in `launch`.
 EventScan scan_event(const char* p, const char* end, bool ours, uint64_t base_ns, Activity& a,
-                     std::string_view& name, const char*& next);
+                     std::string_view& name, const char*& next, GraphLaunch* launch = nullptr);
 
 }  // namespace graphscope::detail

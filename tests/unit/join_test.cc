@@ -98,7 +98,7 @@ TEST_CASE("the exec graph: asked for, the document's, the trace's only one, else
   Records none;
   none.add(std::nullopt, 0, 0, 0);
   CHECK(error_of(doc, none.t) ==
-        "trace (no record belongs to a graph replay (no graph id in any record): nothing to join)");
+        "trace (no record has a graph id or a correlation id: nothing to join)");
   Records one;
   one.add(8, 1, 3, 0);
   CHECK(join_trace(doc, one.t).exec_graph_id == 8);  // the trace's only one

@@ -19,11 +19,23 @@ using detail::EventScan;
 
 namespace {
 
-EventScan scan(const std::string& event, bool ours, Activity& a, std::string_view& name) {
+EventScan scan(const std::string& event, bool ours, Activity& a, std::string_view& name,
+               GraphLaunch* launch = nullptr) {
   const char* next = nullptr;
-  EventScan r = detail::scan_event(event.data(), event.data() + event.size(), ours, 0, a, name, next);
+  EventScan r = detail::scan_event(event.data(), event.data() + event.size(), ours, 0, a, name, next, launch);
   if (r != EventScan::bail) CHECK(next == event.data() + event.size());
   return r;
+}
+
+// Kernel geometry, where the record has it.
+std::string geometry(const Activity& a) {
+  std::string s;
+  if (a.has_geometry() || a.grid[0] || a.block[0])
+    s += " grid " + std::to_string(a.grid[0]) + "," + std::to_string(a.grid[1]) + "," + std::to_string(a.grid[2]) +
+         " block " + std::to_string(a.block[0]) + "," + std::to_string(a.block[1]) + "," + std::to_string(a.block[2]);
+  if (a.has_shared) s += " shm " + std::to_string(a.shared_bytes);
+  if (a.context) s += " ctx " + std::to_string(a.context);
+  return s;
 }
 
 // The strict reader's verdict on one event: "" when refused, else a line per
@@ -40,7 +52,10 @@ std::string strict(const std::string& event, bool ours) {
            std::to_string(a.channel_id) + "/" + std::to_string(a.channel_type) + " k" +
            std::to_string(a.correlation) + " g" + (a.graph_id ? std::to_string(*a.graph_id) : "-") + " n" +
            (a.graph_node_id ? std::to_string(*a.graph_node_id) : "-") + " b" + std::to_string(a.bytes) + " " +
-           std::string(to_string(a.copy));
+           std::string(to_string(a.copy)) + geometry(a);
+    for (const auto& l : t.launches)
+      s += " launch k" + std::to_string(l.correlation) + " " + std::to_string(l.start_ns) + " " +
+           std::to_string(l.end_ns);
     return s;
   } catch (const Error&) {
     return "";
@@ -50,7 +65,8 @@ std::string strict(const std::string& event, bool ours) {
 std::string fast(const std::string& event, bool ours, EventScan* how = nullptr) {
   Activity a;
   std::string_view name;
-  EventScan r = scan(event, ours, a, name);
+  GraphLaunch launch;
+  EventScan r = scan(event, ours, a, name, &launch);
   if (how) *how = r;
   if (r == EventScan::bail) return "bail";
   std::string s = "ok";
@@ -60,7 +76,10 @@ std::string fast(const std::string& event, bool ours, EventScan* how = nullptr) 
          std::to_string(a.channel_id) + "/" + std::to_string(a.channel_type) + " k" + std::to_string(a.correlation) +
          " g" + (a.graph_id ? std::to_string(*a.graph_id) : "-") + " n" +
          (a.graph_node_id ? std::to_string(*a.graph_node_id) : "-") + " b" + std::to_string(a.bytes) + " " +
-         std::string(to_string(a.copy));
+         std::string(to_string(a.copy)) + geometry(a);
+  if (r == EventScan::launch)
+    s += " launch k" + std::to_string(launch.correlation) + " " + std::to_string(launch.start_ns) + " " +
+         std::to_string(launch.end_ns);
   return s;
 }
 
@@ -85,7 +104,7 @@ TEST_CASE("the event scanner reads graphscope's and Kineto's device events itsel
       R"j( "stream": 7, "correlation": 25, "bytes": 4096, "memory bandwidth (GB/s)": 0.6772, "blocks": [1, 2, 3]}})j";
   CHECK(fast(kineto, false, &how) == strict(kineto, false));
   CHECK(how == EventScan::activity);
-  CHECK(fast(kineto, false) == "ok memcpy Memcpy DtoH (Device -> Pinned) 4496281713816316 4496281713822364 d0 s7 c0/0 k25 g- n- b4096 DtoH");
+  CHECK(fast(kineto, false) == "ok memcpy Memcpy DtoH (Device -> Pinned) 4496281713816316 4496281713822364 d0 s7 c0/0 k25 g- n- b4096 DtoH ctx 1");
 
   // Metadata, CPU ops, flows: valid, skipped.
   for (std::string e : {R"({"ph": "M", "name": "thread_name", "pid": 0, "tid": 1, "args": {"name": "x"}})",
@@ -113,8 +132,9 @@ TEST_CASE("the event scanner leaves to the strict reader what it does not read, 
   const std::vector<Member> members = {
       {"ph", {R"("X")", R"("M")", R"("x")", "1", "null", R"("X\u0000")", R"("\u0058")"}},
       {"cat", {R"("kernel")", R"("gpu_memcpy")", R"("gpu_memset")", R"("graph_host")", R"("gpu_other")", R"("cpu_op")",
+               R"("cuda_runtime")", R"("cuda_driver")",
                R"("")", "[]", R"("kern\"el")"}},
-      {"name", {R"("k")", R"("")", R"j("Memcpy HtoD (Pinned -> Device)")j", R"("caf\u00e9")", "\"caf\xc3\xa9\"",
+      {"name", {R"("k")", R"("")", R"("cudaGraphLaunch")", R"("cuGraphLaunch_ptsz")", R"("cudaLaunchKernel")", R"j("Memcpy HtoD (Pinned -> Device)")j", R"("caf\u00e9")", "\"caf\xc3\xa9\"",
                 "\"bad\xff\"", "7", "{}", R"("a\nb")", "\"tab\there\""}},
       {"ts", {"1", "0", "1.5", "0.000", "12.3456", "999999999999.999", "1099511627776.001", "4000000000000000",
               "4000000000000001", "-1", "-0", "1e3", "1E-2", "01", "1.", ".5", R"("1")", "null",
@@ -132,13 +152,25 @@ TEST_CASE("the event scanner leaves to the strict reader what it does not read, 
         R"({"copy kind": 300})", R"({"copy kind": "weird"})", R"({"copy kind": [1]})",
         R"({"x": {"y": [1, 2, {"z": null}]}, "w": true, "v": false})", R"({"n": 1e400})", R"({"n": 1e5})",
         R"({"n": -12.5e-3})", R"({"s": "\ud800"})", R"({"bad": tru})", R"({"x": [1,]})", R"({"d": 1,})",
-        R"({"\u0064evice": 3})"}},
+        R"({"\u0064evice": 3})", R"({"grid": [8, 1, 4], "block": [128, 1, 1], "shared memory": 20480})",
+        R"({"grid": [8, 1], "block": [1, 1, 1]})", R"({"grid": [1, 2, 3, 4]})", R"({"grid": [1, -2, 3]})",
+        R"({"grid": [1, 2.0, 3]})", R"({"block": [ 1 ,2, 3 ]})", R"({"block": [4294967296, 1, 1]})",
+        R"({"grid": "8,1,4"})", R"({"grid": []})", R"({"shared memory": -1})", R"({"shared memory": 4294967296})",
+        R"({"context": 1})", R"({"context": "1"})", R"({"correlation": 7, "cbid": 311})"}},
       {"extra", {"1", R"({"a": [[[[]]]]})", R"("v")", "[1, 2.5, -3, true, null]", "01", "1.2.3", "\"unterminated",
                  "[1 2]", "{\"a\" 1}", "nul"}},
   };
-  std::map<std::string, std::string> plain = {{"ph", R"("X")"}, {"cat", R"("kernel")"}, {"name", R"("k")"},
-                                              {"ts", "1"},      {"dur", "2"},         {"args", R"({"device": 0})"}};
-  size_t read = 0, bailed = 0;
+  // Each variation on a device event, and on a graph launch.
+  const std::map<std::string, std::string> device = {{"ph", R"("X")"}, {"cat", R"("kernel")"}, {"name", R"("k")"},
+                                                     {"ts", "1"},      {"dur", "2"},         {"args", R"({"device": 0})"}};
+  const std::map<std::string, std::string> launch = {{"ph", R"("X")"},
+                                                     {"cat", R"("cuda_runtime")"},
+                                                     {"name", R"("cudaGraphLaunch")"},
+                                                     {"ts", "1"},
+                                                     {"dur", "2"},
+                                                     {"args", R"({"correlation": 9})"}};
+  size_t read = 0, bailed = 0, launches = 0;
+  for (const auto& plain : {device, launch})
   for (const auto& m : members)
     for (const char* v : m.values)
       for (bool ours : {false, true})
@@ -159,10 +191,12 @@ TEST_CASE("the event scanner leaves to the strict reader what it does not read, 
             continue;
           }
           read += !dup;
+          launches += f.find(" launch ") != std::string::npos;
           CHECK(f == strict(e, ours));
         }
   // Most variations are plain enough for the scanner.
   CHECK(read > bailed);
+  CHECK(launches > 50);
   // Blanks anywhere JSON allows them; none where it does not.
   std::string spaced = "{ \"ph\" :\t\"X\" ,\r\n\"cat\":\"kernel\",\"name\" : \"k\", \"ts\":1 , \"dur\" : 2 ,\"args\":{ } }";
   CHECK(fast(spaced, false) == strict(spaced, false));
