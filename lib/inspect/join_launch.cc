@@ -138,6 +138,11 @@ struct Classes {
 
 uint32_t name_of(KernelNames& names, const Node& n,
                  const std::unordered_map<std::string_view, std::string_view>& table) {
+  // Kernels repeat: each mangled name is demangled once.
+  if (!n.kernel_name.empty() && !(n.kernel && !n.kernel->demangled.empty())) {
+    const uint32_t known = names.lookup(n.kernel_name);
+    if (known != kNone) return known;
+  }
   std::vector<std::string> s;
   if (!n.kernel_name.empty()) {
     s.push_back(n.kernel_name);
