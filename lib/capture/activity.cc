@@ -73,6 +73,7 @@ void common_fields(const R* r, Activity& a) {
   a.channel_id = r->channelID;
   a.channel_type = static_cast<uint8_t>(r->channelType);
   a.correlation = r->correlationId;
+  a.context = r->contextId;
   uint32_t graph_id = r->graphId;
   uint64_t node_id = r->graphNodeId;
   if (graph_id != 0) a.graph_id = graph_id;
@@ -171,6 +172,18 @@ void append_record(const CUpti_Activity* rec, Trace& out) {
       const char* name = k->name;
       a.name = out.intern(name && *name ? name : "(unnamed kernel)");
       common_fields(k, a);
+      // Kineto's "grid", "block" and "shared memory" (static and dynamic).
+      const int32_t geometry[6] = {k->gridX, k->gridY, k->gridZ, k->blockX, k->blockY, k->blockZ};
+      bool positive = true;
+      for (int32_t x : geometry) positive = positive && x > 0;
+      if (positive) {
+        for (int i = 0; i < 3; ++i) a.grid[i] = uint32_t(geometry[i]), a.block[i] = uint32_t(geometry[3 + i]);
+      }
+      const int32_t shared_static = k->staticSharedMemory, shared_dynamic = k->dynamicSharedMemory;
+      if (shared_static >= 0 && shared_dynamic >= 0) {
+        a.shared_bytes = uint32_t(shared_static) + uint32_t(shared_dynamic);
+        a.has_shared = true;
+      }
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY:

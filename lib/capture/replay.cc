@@ -29,8 +29,8 @@ using Clock = std::chrono::steady_clock;
 //   u64 activity count, per activity: u8 kind, u8 copy, u8 channel_type,
 //   u8 flags (1: graph_id, 2: graph_node_id), u32 name, u64 start, u64 end,
 //   u32 device, stream, channel_id, correlation, graph_id, u64 graph_node_id,
-//   u64 bytes.
-constexpr char kMagic[8] = {'G', 'S', 'T', 'R', 'A', 'C', 'E', '1'};
+//   u64 bytes, u32 grid[3], block[3], shared_bytes, context, u8 has_shared.
+constexpr char kMagic[8] = {'G', 'S', 'T', 'R', 'A', 'C', 'E', '2'};
 
 std::string trace_path(const std::string& dir, int index) { return dir + "/" + std::to_string(index) + ".trace"; }
 
@@ -102,6 +102,11 @@ void write_trace_file(const std::string& path, const Trace& t, double replay_ms,
     w.put(a.graph_id.value_or(0));
     w.put(a.graph_node_id.value_or(0));
     w.put(a.bytes);
+    for (int i = 0; i < 3; ++i) w.put(a.grid[i]);
+    for (int i = 0; i < 3; ++i) w.put(a.block[i]);
+    w.put(a.shared_bytes);
+    w.put(a.context);
+    w.put(uint8_t(a.has_shared ? 1 : 0));
   }
   w.close();
 }
@@ -150,7 +155,7 @@ TraceFile read_trace_file(const std::string& path) {
     name_index[i] = f.trace.intern(std::string_view(p, len));
   }
   uint64_t count = r.get<uint64_t>();
-  constexpr size_t kActivityBytes = 4 + 4 + 8 + 8 + 5 * 4 + 8 + 8;
+  constexpr size_t kActivityBytes = 4 + 4 + 8 + 8 + 5 * 4 + 8 + 8 + 8 * 4 + 1;
   if (count > r.left() / kActivityBytes) r.bad("corrupt (activity count)");
   f.trace.activities.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
@@ -175,6 +180,11 @@ TraceFile read_trace_file(const std::string& path) {
     if (flags & 1) a.graph_id = graph_id;
     if (flags & 2) a.graph_node_id = node_id;
     a.bytes = r.get<uint64_t>();
+    for (int k = 0; k < 3; ++k) a.grid[k] = r.get<uint32_t>();
+    for (int k = 0; k < 3; ++k) a.block[k] = r.get<uint32_t>();
+    a.shared_bytes = r.get<uint32_t>();
+    a.context = r.get<uint32_t>();
+    a.has_shared = r.get<uint8_t>() != 0;
     f.trace.activities.push_back(a);
   }
   if (r.left() != 0) r.bad("corrupt (trailing bytes)");

@@ -126,6 +126,9 @@ class Reader {
             a.has_shared = true;
           } else if (k == "context") {
             a.context = uint32_t(integer(v, k, UINT32_MAX, false));
+          } else if (k == "mangled name") {  // graphscope's: "name" is demangled
+            if (t_.at(v).kind != Kind::string) fail(k, "is " + shown(v) + ", expected a string");
+            nm = t_.str(v);
           } else if (k == "copy kind" && a.kind == ActivityKind::memcpy) {
             if (t_.at(v).kind == Kind::string) a.copy = copy_kind_from_word(t_.str(v));
             else a.copy = copy_kind_from_enum(integer(v, k, UINT8_MAX, false));

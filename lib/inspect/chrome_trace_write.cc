@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "demangle.h"
 #include "error.h"
 #include "json_tape.h"
 #include "json_writer.h"
@@ -81,9 +82,11 @@ class Line {
 
 // The most an activity's line takes besides its name and node arguments
 // (every number at its widest), a flow's line, a metadata line.
-constexpr size_t kMaxActivityLine = 512;
+constexpr size_t kMaxActivityLine = 1024;
 constexpr size_t kMaxFlowLine = 256;
 constexpr size_t kMaxMetadataLine = 256;
+// The process of the host events (graph launches): above any device.
+constexpr uint32_t kHostPid = 1u << 30;
 
 // A lane's track name: its description without the device (each device is
 // a process of its own).
@@ -232,7 +235,8 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
   std::unordered_map<Lane, uint32_t, LaneHash> lane_index;
   std::vector<Lane> lanes;
   std::vector<uint32_t> lane_of_act(n);
-  uint64_t base = n ? UINT64_MAX : 0;  // times are written from the first start
+  uint64_t base = n || !trace.launches.empty() ? UINT64_MAX : 0;  // times are written from the first start
+  for (const GraphLaunch& g : trace.launches) base = std::min(base, g.start_ns);
   for (size_t i = 0; i < n; ++i) {
     base = std::min(base, acts[i].start_ns);
     Lane k = lane_of(acts[i]);
@@ -318,17 +322,37 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
       }
     }
   }
-  // Thread ids: per device, 1, 2, ... over the lanes in order and their rows.
-  std::vector<uint32_t> first_tid(lanes.size());
-  for (size_t r = 0; r < order.size(); ++r) {
-    bool same_device = r > 0 && lanes[order[r - 1]].device == lanes[order[r]].device;
-    first_tid[order[r]] = same_device ? first_tid[order[r - 1]] + rows[order[r - 1]] : 1;
+  // Thread ids as Kineto's: a stream's first row is the stream id, so that
+  // a PyTorch trace of the same program lines up; channel lanes and further
+  // rows are tracks of their own, numbered per device from kTrackBase.
+  constexpr uint32_t kTrackBase = 1u << 30;
+  std::vector<std::vector<uint32_t>> tids(lanes.size());
+  std::vector<uint32_t> sort_of_first(lanes.size());
+  {
+    uint32_t next = kTrackBase, sort = 0;
+    for (size_t r = 0; r < order.size(); ++r) {
+      const Lane& k = lanes[order[r]];
+      if (r == 0 || lanes[order[r - 1]].device != k.device) next = kTrackBase, sort = 0;
+      sort_of_first[order[r]] = sort;
+      sort += rows[order[r]];
+      for (uint32_t row = 0; row < rows[order[r]]; ++row)
+        tids[order[r]].push_back(k.channel_type == 0 && row == 0 && k.id < kTrackBase ? k.id : next++);
+    }
   }
-  auto tid_of = [&](size_t i) { return first_tid[lane_of_act[i]] + row_of_act[i]; };
+  auto tid_of = [&](size_t i) { return tids[lane_of_act[i]][row_of_act[i]]; };
 
-  // Names quoted once.
-  std::vector<std::string> quoted(trace.names.size());
-  for (size_t i = 0; i < quoted.size(); ++i) append_json_string(quoted[i], trace.names[i]);
+  // Names quoted once: demangled, as Kineto writes them, with the mangled
+  // name kept in args ("mangled name", which the reader takes back).
+  std::vector<std::string> quoted(trace.names.size()), mangled(trace.names.size());
+  for (size_t i = 0; i < quoted.size(); ++i) {
+    const std::string& name = trace.names[i];
+    const std::string shown = demangle(name);
+    append_json_string(quoted[i], shown);
+    if (shown != name) {
+      mangled[i] = ", \"mangled name\": ";
+      append_json_string(mangled[i], name);
+    }
+  }
   const std::string unnamed = "\"\"";
 
   // The graph: each joined activity's node, and per node its arguments,
@@ -377,10 +401,11 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
   JsonWriter w(2);
   {
     // About the size of the document, so that the output never regrows.
-    size_t bytes = 4096 + lanes.size() * 2 * kMaxMetadataLine + join.flows.size() * 2 * 150;
+    size_t bytes = 4096 + lanes.size() * 2 * kMaxMetadataLine + join.flows.size() * 2 * 150 +
+                   trace.launches.size() * 200;
     for (size_t i = 0; i < n; ++i) {
       const Activity& a = acts[i];
-      bytes += 200 + (a.name < quoted.size() ? quoted[a.name].size() : 2) + args_of(i).size();
+      bytes += 320 + (a.name < quoted.size() ? quoted[a.name].size() + mangled[a.name].size() : 2) + args_of(i).size();
       if (a.graph_node_id) bytes += 40;
       if (a.graph_id) bytes += 25;
       if (a.channel_type || a.channel_id) bytes += 36;
@@ -410,6 +435,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
     w.key_literal("fake_dependency_flows").value(uint64_t(join.fake_flows));
   }
   w.end_object();
+  w.key_literal("baseTimeNanoseconds").value(uint64_t(base));  // Kineto's: ts are microseconds from it
   w.key_literal("displayTimeUnit").value("ns");
   w.key_literal("traceEvents").begin_array();
 
@@ -445,7 +471,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
     }
     const std::string lane_name = describe_lane(k);
     for (uint32_t row = 0; row < rows[order[r]]; ++row) {
-      const uint32_t tid = first_tid[order[r]] + row;
+      const uint32_t tid = tids[order[r]][row];
       begin_line(kMaxMetadataLine);
       l.lit("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": ");
       l.u64(k.device);
@@ -466,7 +492,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
       l.key("tid");
       l.u64(tid);
       l.lit(", \"ts\": 0, \"args\": {\"sort_index\": ");
-      l.u64(tid);
+      l.u64(sort_of_first[order[r]] + row + 1);
       l.lit("}}");
       w.raw_elements(l.view());
     }
@@ -477,7 +503,8 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
     const Activity& a = acts[i];
     const std::string& name = a.name < quoted.size() ? quoted[a.name] : unnamed;
     const std::string_view node = args_of(i);
-    begin_line(kMaxActivityLine + name.size() + node.size());
+    const std::string_view mangled_arg = a.name < mangled.size() ? std::string_view(mangled[a.name]) : "";
+    begin_line(kMaxActivityLine + name.size() + mangled_arg.size() + node.size());
     l.lit("{\"ph\": \"X\", \"cat\": \"");
     l.lit(category(a.kind));
     l.lit("\", \"name\": ");
@@ -520,7 +547,54 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
       l.lit(to_string(a.copy));
       l.ch('"');
     }
+    if (a.context) {
+      l.key("context");
+      l.u64(a.context);
+    }
+    if (a.grid[0] || a.block[0]) {
+      for (int g = 0; g < 2; ++g) {
+        const uint32_t* d = g ? a.block : a.grid;
+        if (g) l.key("block");
+        else l.key("grid");
+        l.ch('[');
+        l.u64(d[0]);
+        l.lit(", ");
+        l.u64(d[1]);
+        l.lit(", ");
+        l.u64(d[2]);
+        l.ch(']');
+      }
+    }
+    if (a.has_shared) {
+      l.key("shared memory");
+      l.u64(a.shared_bytes);
+    }
+    l.lit(mangled_arg);
     l.lit(node);
+    l.lit("}}");
+    w.raw_elements(l.view());
+  }
+
+  // Graph launches (cudaGraphLaunch calls read from a PyTorch export), on a
+  // host track of their own, as Kineto's cuda_runtime events.
+  if (!trace.launches.empty()) {
+    begin_line(kMaxMetadataLine);
+    l.lit("{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": ");
+    l.u64(kHostPid);
+    l.lit(", \"tid\": 0, \"ts\": 0, \"args\": {\"name\": \"host: graph launches\"}}");
+    w.raw_elements(l.view());
+  }
+  for (const GraphLaunch& g : trace.launches) {
+    begin_line(kMaxFlowLine);
+    l.lit("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaGraphLaunch\", \"pid\": ");
+    l.u64(kHostPid);
+    l.lit(", \"tid\": 1");
+    l.key("ts");
+    l.us(g.start_ns - base);
+    l.key("dur");
+    l.us(g.end_ns >= g.start_ns ? g.end_ns - g.start_ns : 0);
+    l.lit(", \"args\": {\"correlation\": ");
+    l.u64(g.correlation);
     l.lit("}}");
     w.raw_elements(l.view());
   }

@@ -224,7 +224,7 @@ bool key_is(const char* b, const char* e, std::string_view k) {
 // skipped.
 enum Field { ph, cat, name_f, ts, dur, pid, tid, args, fields };
 enum ArgField { device, in_device, stream, correlation, graph_node_id, graph_id, channel, channel_type, bytes,
-                copy_kind, grid, block, shared, context, arg_fields };
+                copy_kind, grid, block, shared, context, mangled, arg_fields };
 
 int field_of(const char* b, const char* e) {
   switch (e - b) {
@@ -240,7 +240,7 @@ int arg_field_of(const char* b, const char* e) {
   static constexpr std::string_view names[arg_fields] = {"device", "inDevice", "stream", "correlation",
                                                          "graph node id", "graph id", "channel", "channel_type",
                                                          "bytes", "copy kind", "grid", "block",
-                                                         "shared memory", "context"};
+                                                         "shared memory", "context", "mangled name"};
   for (int f = 0; f < arg_fields; ++f)
     if (key_is(b, e, names[f])) return f;
   return -1;
@@ -388,6 +388,10 @@ EventScan scan_event(const char* p, const char* end, bool ours, uint64_t base_ns
     if (g[shared].type != Tok::none) a.shared_bytes = uint32_t(v), a.has_shared = true;
     if (!take(context, UINT32_MAX)) return bail;
     if (g[context].type != Tok::none) a.context = uint32_t(v);
+    if (g[mangled].type != Tok::none) {
+      if (g[mangled].type != Tok::str) return bail;
+      name = g[mangled].view();
+    }
     if (g[copy_kind].type != Tok::none && a.kind == ActivityKind::memcpy) {
       if (g[copy_kind].type == Tok::str) a.copy = copy_kind_from_word(g[copy_kind].view());
       else if (integer(g[copy_kind], UINT8_MAX, v)) a.copy = copy_kind_from_enum(v);

@@ -379,21 +379,24 @@ TEST_CASE("concurrent activities on one channel go on rows of their own, named a
   std::map<int, std::string> names;
   for (const auto& e : events(j, "M"))
     if (e.at("name") == "thread_name") names[e.at("tid").get<int>()] = e.at("args").at("name").get<std::string>();
-  CHECK(names == std::map<int, std::string>{{1, "compute channel 1"},
-                                            {2, "compute channel 1 (2)"},
-                                            {3, "compute channel 1 (3)"},
-                                            {4, "compute channel 2"}});
+  // Channel lanes are tracks of their own, numbered from 2^30 (below it,
+  // Kineto's tids: streams).
+  const int B = 1 << 30;
+  CHECK(names == std::map<int, std::string>{{B, "compute channel 1"},
+                                            {B + 1, "compute channel 1 (2)"},
+                                            {B + 2, "compute channel 1 (3)"},
+                                            {B + 3, "compute channel 2"}});
   std::vector<int> tids;
-  for (const auto& e : events(j, "X")) tids.push_back(e.at("tid").get<int>());
-  CHECK(tids == std::vector<int>{1, 2, 1, 3, 4});
+  for (const auto& e : events(j, "X")) tids.push_back(e.at("tid").get<int>() - B);
+  CHECK(tids == std::vector<int>{0, 1, 0, 2, 3});
   // Out of start order in the trace: the same rows.
   Trace reversed = t;
   std::reverse(reversed.activities.begin(), reversed.activities.end());
   json r = json::parse(write_chrome_trace(reversed, nullptr, nullptr));
   check_no_overlap(r);
   std::vector<int> reversed_tids;
-  for (const auto& e : events(r, "X")) reversed_tids.push_back(e.at("tid").get<int>());
-  CHECK(reversed_tids == std::vector<int>{4, 3, 1, 2, 1});
+  for (const auto& e : events(r, "X")) reversed_tids.push_back(e.at("tid").get<int>() - B);
+  CHECK(reversed_tids == std::vector<int>{3, 2, 0, 1, 0});
   Trace back = read_chrome_trace(text, "rows");
   REQUIRE(back.activities.size() == t.activities.size());
   for (size_t i = 0; i < t.activities.size(); ++i) check_same(t, t.activities[i], back, back.activities[i]);
@@ -459,8 +462,10 @@ TEST_CASE("flow arrows pass through nodes without activities (empty nodes)") {
   json j = json::parse(write_chrome_trace(t, &doc, nullptr));
   auto edges = flows(j, "graph edge");
   REQUIRE(edges.size() == 1);
-  CHECK(enclosing(j, edges.begin()->second.first).at(0).at("name") == "_Z1av");
-  CHECK(enclosing(j, edges.begin()->second.second).at(0).at("name") == "_Z1bv");
+  // Kineto's convention: the demangled name, the mangled one in args.
+  CHECK(enclosing(j, edges.begin()->second.first).at(0).at("name") == "a()");
+  CHECK(enclosing(j, edges.begin()->second.first).at(0).at("args").at("mangled name") == "_Z1av");
+  CHECK(enclosing(j, edges.begin()->second.second).at(0).at("name") == "b()");
 }
 
 TEST_CASE("with a profile report, fake dependencies are marked and drawn from the observed activity") {
@@ -673,4 +678,48 @@ TEST_CASE("a large trace with an escaped key reads as the strict parser reads it
   REQUIRE(small.activities.size() == 1);
   REQUIRE(big.activities.size() == 1);
   CHECK(big.names[big.activities[0].name] == "a");
+}
+
+TEST_CASE("the trace written follows Kineto: tid the stream, grid, block, shared memory, context, base time") {
+  Trace t;
+  Activity a;
+  a.kind = ActivityKind::kernel;
+  a.name = t.intern("_Z5scalePfif");
+  a.start_ns = 5000, a.end_ns = 7000;
+  a.stream = 7, a.correlation = 42, a.context = 1;
+  a.grid[0] = 8, a.grid[1] = 1, a.grid[2] = 4;
+  a.block[0] = 128, a.block[1] = 1, a.block[2] = 1;
+  a.shared_bytes = 20480, a.has_shared = true;
+  t.activities.push_back(a);
+  GraphLaunch l;
+  l.correlation = 42, l.start_ns = 1000, l.end_ns = 3000;
+  t.launches.push_back(l);
+  const std::string text = write_chrome_trace(t, nullptr, nullptr);
+  json j = json::parse(text);
+  CHECK(j.at("baseTimeNanoseconds") == 1000);
+  const auto x = events(j, "X");
+  REQUIRE(x.size() == 2);
+  const json& k = x[0].at("cat") == "kernel" ? x[0] : x[1];
+  CHECK(k.at("name") == "scale(float*, int, float)");
+  CHECK(k.at("tid") == 7);
+  CHECK(k.at("ts") == 4.0);
+  CHECK(k.at("args").at("grid") == json::array({8, 1, 4}));
+  CHECK(k.at("args").at("block") == json::array({128, 1, 1}));
+  CHECK(k.at("args").at("shared memory") == 20480);
+  CHECK(k.at("args").at("context") == 1);
+  CHECK(k.at("args").at("mangled name") == "_Z5scalePfif");
+  const json& launch = x[0].at("cat") == "kernel" ? x[1] : x[0];
+  CHECK(launch.at("cat") == "cuda_runtime");
+  CHECK(launch.at("name") == "cudaGraphLaunch");
+  CHECK(launch.at("args").at("correlation") == 42);
+  // And it reads back as it was.
+  Trace back = read_chrome_trace(text, "kineto");
+  REQUIRE(back.activities.size() == 1);
+  CHECK(back.names[back.activities[0].name] == "_Z5scalePfif");
+  CHECK(back.activities[0].start_ns == 5000);
+  CHECK(back.activities[0].has_shared);
+  CHECK(back.activities[0].grid[2] == 4);
+  REQUIRE(back.launches.size() == 1);
+  CHECK(back.launches[0].start_ns == 1000);
+  CHECK(back.launches[0].correlation == 42);
 }
