@@ -30,9 +30,19 @@ def capture(name, fn, outdir, env):
     except TypeError:
         g = torch.cuda.CUDAGraph()
         env.setdefault("keep_graph", False)
-    g.enable_debug_mode()
+    replays_only = os.environ.get("RECORD_REPLAYS_ONLY")
+    if not replays_only:
+        g.enable_debug_mode()
     with torch.cuda.graph(g):
         fn()
+    if replays_only:
+        # For `graphscope profile --exec`: the same graph, replayed, no
+        # profiler of PyTorch's own (one CUPTI client at a time).
+        for _ in range(int(replays_only)):
+            g.replay()
+        torch.cuda.synchronize()
+        print("replayed", name)
+        return g
     base = os.path.join(outdir, "torch_" + name)
     g.debug_dump(base + ".debug_dump.dot")
     if hasattr(g, "instantiate"):

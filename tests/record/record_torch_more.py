@@ -75,14 +75,38 @@ def main():
     except Exception as e:  # recorded, not hidden
         env["llama_error"] = repr(e)
 
-    # (d) torch.compile(mode="reduce-overhead"): PyTorch's own CUDA graphs.
+    # (d) torch.compile(mode="reduce-overhead"): PyTorch's own CUDA graphs,
+    # made inside cudagraph trees; a CUDAGraph class that turns debug mode on
+    # lets their debug_dump be written.
     try:
+        made = []
+        replays_only = os.environ.get("RECORD_REPLAYS_ONLY")
+        if not replays_only:
+            class DebugGraph(torch.cuda.CUDAGraph):
+                def __init__(self, *a, **k):
+                    k["keep_graph"] = True  # else the template is freed once instantiated
+                    super().__init__(*a, **k)
+                    self.enable_debug_mode()
+                    made.append(self)
+
+            torch.cuda.CUDAGraph = DebugGraph
         net = torch.nn.Sequential(torch.nn.Linear(512, 1024), torch.nn.GELU(), torch.nn.Linear(1024, 512)).cuda()
         fn = torch.compile(net, mode="reduce-overhead")
         xin = torch.randn(32, 512, device="cuda")
         for _ in range(5):
             fn(xin)
         torch.cuda.synchronize()
+        if replays_only:
+            for _ in range(int(replays_only)):
+                fn(xin)
+            torch.cuda.synchronize()
+            raise StopIteration("replayed compile")
+        for k, g in enumerate(made):
+            try:
+                g.debug_dump(os.path.join(outdir, "torch_compile.%d.debug_dump.dot" % k))
+            except Exception as e:
+                env.setdefault("compile_dump_errors", []).append(repr(e))
+        env["compile_graphs"] = len(made)
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
         with torch.profiler.profile(activities=acts) as prof:
             for _ in range(3):
@@ -90,9 +114,13 @@ def main():
             torch.cuda.synchronize()
         prof.export_chrome_trace(os.path.join(outdir, "torch_compile.kineto.json"))
         print("recorded compile")
+    except StopIteration as e:
+        print(e)
     except Exception as e:
         env["compile_error"] = repr(e)
 
+    if os.environ.get("RECORD_REPLAYS_ONLY"):
+        return
     with open(os.path.join(outdir, "torch_more_env.json"), "w") as f:
         json.dump(env, f, indent=1)
     print(json.dumps(env))

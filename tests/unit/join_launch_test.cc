@@ -18,6 +18,7 @@
 #include "inspect/join.h"
 #include "inspect/load.h"
 #include "inspect/profile.h"
+#include "inspect/profile_json.h"
 #include "inspect/profile_report.h"
 #include "inspect/validate.h"
 #include "test_data.h"
@@ -300,4 +301,31 @@ TEST_CASE("a torch.compile(mode=reduce-overhead) export: its graph launches are 
   for (const Activity& a : t.activities)
     for (const GraphLaunch& l : t.launches) in_launches += a.correlation == l.correlation;
   CHECK(in_launches == 15);  // 5 kernels per replay; 3 more kernels ran outside the graph
+}
+
+TEST_CASE("offline verdicts from PyTorch exports, joined without ids, agree with graphscope's live ones per node") {
+  // The same programs, recorded in separate runs on the H100: the PyTorch
+  // profiler's export with the graph's debug_dump, and `profile --exec`
+  // (tests/data/torch/live/README.md).
+  for (std::string name : {"mlp", "two_stream", "four_branch", "llama", "compile"}) {
+    CAPTURE(name);
+    const std::string dot = name == "compile" ? "torch/torch_compile.1.debug_dump.dot" : "torch/torch_" + name + ".debug_dump.dot";
+    GraphDocument doc = load_graph(test::data_path(dot));
+    Trace t = read_chrome_trace(test::read_data("torch/torch_" + name + ".kineto.json"), name);
+    ProfileReport offline = analyze_profile(doc, t, ProfileOptions{});
+    CHECK(!offline.by_ids);
+    ProfileDocument live =
+        read_profile_json(test::read_data("torch/live/torch_" + name + ".live.profile.json"), name + " live");
+    GraphDocument live_graph = load_graph(test::data_path("torch/live/torch_" + name + ".live.graph.json"));
+    REQUIRE(live.report.nodes.size() == offline.nodes.size());
+    for (size_t i = 0; i < offline.nodes.size(); ++i) {
+      CAPTURE(i);
+      REQUIRE(doc.root.nodes[i].kernel_name == live_graph.root.nodes[i].kernel_name);  // the same node
+      CHECK(offline.nodes[i].verdict == live.report.nodes[i].verdict);
+      CHECK(offline.nodes[i].blocking == live.report.nodes[i].blocking);
+      CHECK(!uncertain_verdict(offline, uint32_t(i)));
+    }
+    CHECK(offline.real == live.report.real);
+    CHECK(offline.fake == live.report.fake);
+  }
 }
