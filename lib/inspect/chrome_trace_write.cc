@@ -551,7 +551,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
       l.key("context");
       l.u64(a.context);
     }
-    if (a.grid[0] || a.block[0]) {
+    if (a.grid[0] || a.grid[1] || a.grid[2] || a.block[0] || a.block[1] || a.block[2]) {
       for (int g = 0; g < 2; ++g) {
         const uint32_t* d = g ? a.block : a.grid;
         if (g) l.key("block");

@@ -136,6 +136,65 @@ struct Classes {
   uint64_t fine_key(uint32_t coarse, uint64_t g) const { return mix(coarse) ^ g; }
 };
 
+// The root graph's edges in flat arrays (a Node is large: walking them
+// per record would miss the cache), each with its type.
+struct Edge {
+  uint32_t node;
+  EdgeType type;
+};
+struct Adjacency {
+  std::vector<uint32_t> pred_at, succ_at;  // n + 1 offsets
+  std::vector<Edge> preds, succs;
+  explicit Adjacency(const Graph& g) {
+    const size_t n = g.nodes.size();
+    pred_at.assign(n + 1, 0);
+    succ_at.assign(n + 1, 0);
+    for (const Node& x : g.nodes) {
+      pred_at[x.index + 1] = uint32_t(x.dependencies.size());
+      for (const auto& d : x.dependencies) ++succ_at[d.from + 1];
+    }
+    for (size_t v = 0; v < n; ++v) pred_at[v + 1] += pred_at[v], succ_at[v + 1] += succ_at[v];
+    preds.resize(pred_at[n]);
+    succs.resize(succ_at[n]);
+    std::vector<uint32_t> fill(succ_at.begin(), succ_at.end() - 1);
+    for (const Node& x : g.nodes) {
+      uint32_t k = pred_at[x.index];
+      for (const auto& d : x.dependencies) {
+        preds[k++] = {d.from, d.type};
+        succs[fill[d.from]++] = {x.index, d.type};
+      }
+    }
+  }
+  struct Range {
+    const Edge* b;
+    const Edge* e;
+    const Edge* begin() const { return b; }
+    const Edge* end() const { return e; }
+    size_t size() const { return size_t(e - b); }
+  };
+  // Per edge: a twin of the node has the same neighbour on that side.
+  std::vector<char> pred_shared, succ_shared;
+  void share(const std::vector<uint64_t>& group, const std::vector<char>& has_twin) {
+    std::unordered_map<uint64_t, uint32_t> count;
+    auto key = [&](uint32_t v, uint32_t nb, uint64_t side) { return mix(group[v] ^ mix(uint64_t(nb) << 1 | side)); };
+    const size_t n = pred_at.size() - 1;
+    for (uint32_t v = 0; v < n; ++v) {
+      if (!has_twin[v]) continue;
+      for (size_t k = pred_at[v]; k < pred_at[v + 1]; ++k) ++count[key(v, preds[k].node, 0)];
+      for (size_t k = succ_at[v]; k < succ_at[v + 1]; ++k) ++count[key(v, succs[k].node, 1)];
+    }
+    pred_shared.assign(preds.size(), 0);
+    succ_shared.assign(succs.size(), 0);
+    for (uint32_t v = 0; v < n; ++v) {
+      if (!has_twin[v]) continue;
+      for (size_t k = pred_at[v]; k < pred_at[v + 1]; ++k) pred_shared[k] = count[key(v, preds[k].node, 0)] > 1;
+      for (size_t k = succ_at[v]; k < succ_at[v + 1]; ++k) succ_shared[k] = count[key(v, succs[k].node, 1)] > 1;
+    }
+  }
+  Range in(uint32_t v) const { return {preds.data() + pred_at[v], preds.data() + pred_at[v + 1]}; }
+  Range out(uint32_t v) const { return {succs.data() + succ_at[v], succs.data() + succ_at[v + 1]}; }
+};
+
 uint32_t name_of(KernelNames& names, const Node& n,
                  const std::unordered_map<std::string_view, std::string_view>& table) {
   // Kernels repeat: each mangled name is demangled once.
@@ -429,10 +488,10 @@ class Assigner {
     bool as_good_as(const Result& o) const { return infeasible == o.infeasible && crossings == o.crossings; }
   };
 
-  Assigner(const Launch& l, const GraphDocument& doc, const std::vector<Activity>& acts,
+  Assigner(const Launch& l, const GraphDocument& doc, const Adjacency& adj, const std::vector<Activity>& acts,
            const std::vector<uint32_t>& rec_class, const Classes& c, uint64_t slack,
            const std::vector<uint32_t>* hints)
-      : l_(l), g_(doc.root), acts_(acts), c_(c), slack_(int64_t(slack)), hints_(hints) {
+      : l_(l), g_(doc.root), adj_(adj), acts_(acts), c_(c), slack_(int64_t(slack)), hints_(hints) {
     C_ = c.coarse_nodes.size();
     for (uint32_t rec : l.records) {
       const uint32_t u = class_of_record(rec, rec_class[rec]);
@@ -493,8 +552,8 @@ class Assigner {
       };
       for (uint32_t v : order) {
         int64_t lo = INT64_MIN;
-        for (const auto& e : g_.nodes[v].dependencies) {
-          const uint32_t p = e.from;
+        for (const Edge& e : adj_.in(v)) {
+          const uint32_t p = e.node;
           lo = std::max(lo, slot_of[p] == kNone ? pass[p] : e.type == EdgeType::standard ? min_end[p] : min_start[p]);
         }
         if (slot_of[v] == kNone) {
@@ -508,11 +567,9 @@ class Assigner {
       for (size_t k = order.size(); k-- > 0;) {
         const uint32_t v = order[k];
         int64_t hi = INT64_MAX;
-        for (uint32_t s : g_.nodes[v].dependents) {
-          bool standard = true;
-          for (const auto& e : g_.nodes[s].dependencies)
-            if (e.from == v && e.type != EdgeType::standard) standard = false;
-          if (standard) hi = std::min(hi, slot_of[s] == kNone ? pass[s] : max_start[s]);
+        for (const Edge& e : adj_.out(v)) {
+          const uint32_t s = e.node;
+          if (e.type == EdgeType::standard) hi = std::min(hi, slot_of[s] == kNone ? pass[s] : max_start[s]);
         }
         if (slot_of[v] == kNone) {
           pass[v] = hi;
@@ -526,10 +583,9 @@ class Assigner {
       // forward pass sets it again first.)
       if (links)
         for (uint32_t v = 0; v < n; ++v) {
-          const Node& x = g_.nodes[v];
-          if (slot_of[v] == kNone || x.dependencies.size() != 1) continue;
-          const uint32_t p = x.dependencies[0].from;
-          if (slot_of[p] == kNone || g_.nodes[p].dependents.size() != 1) continue;
+          if (slot_of[v] == kNone || adj_.in(v).size() != 1) continue;
+          const uint32_t p = adj_.in(v).begin()->node;
+          if (slot_of[p] == kNone || adj_.out(p).size() != 1) continue;
           std::unordered_set<uint32_t> sp, sv;
           for (uint32_t r : dom_[p]) sp.insert(acts_[r].stream);
           for (uint32_t r : dom_[v]) sv.insert(acts_[r].stream);
@@ -578,7 +634,7 @@ class Assigner {
     stream_of_.assign(n, kNone);
     pending_.assign(sizes_.size(), {});
     ready_.assign(sizes_.size(), {});
-    for (uint32_t v = 0; v < n; ++v) remaining_[v] = uint32_t(g_.nodes[v].dependencies.size());
+    for (uint32_t v = 0; v < n; ++v) remaining_[v] = uint32_t(adj_.in(v).size());
     for (uint32_t v = 0; v < n; ++v)
       if (!remaining_[v]) activate(v);
     for (const auto& [rec, slot] : records_) {
@@ -624,8 +680,8 @@ class Assigner {
     }
     for (uint32_t v = 0; v < n; ++v) {
       if (r.rec_of[v] == kNone) continue;
-      for (const auto& d : g_.nodes[v].dependencies)
-        if (r.rec_of[d.from] != kNone && acts_[r.rec_of[d.from]].stream != acts_[r.rec_of[v]].stream) ++r.crossings;
+      for (const Edge& d : adj_.in(v))
+        if (r.rec_of[d.node] != kNone && acts_[r.rec_of[d.node]].stream != acts_[r.rec_of[v]].stream) ++r.crossings;
     }
     return r;
   }
@@ -644,8 +700,8 @@ class Assigner {
     auto rank = [&](uint32_t v) {
       if (hints_ && (*hints_)[v] != kNone) return (*hints_)[v] == a.stream ? 0 : 3;
       if (pref_stream_[v] == a.stream) return 1;
-      for (const auto& d : g_.nodes[v].dependencies)
-        if (stream_of_[d.from] == a.stream) return 2;
+      for (const Edge& d : adj_.in(v))
+        if (stream_of_[d.node] == a.stream) return 2;
       return 3;
     };
     const int rx = rank(x), ry = rank(y);
@@ -668,11 +724,9 @@ class Assigner {
   }
   void complete(uint32_t v, int64_t start, int64_t end, uint32_t stream) {
     stream_of_[v] = stream;
-    for (uint32_t s : g_.nodes[v].dependents) {
-      EdgeType type = EdgeType::standard;
-      for (const auto& d : g_.nodes[s].dependencies)
-        if (d.from == v) type = d.type;
-      enable_[s] = std::max(enable_[s], type == EdgeType::standard ? end : start);
+    for (const Edge& e : adj_.out(v)) {
+      const uint32_t s = e.node;
+      enable_[s] = std::max(enable_[s], e.type == EdgeType::standard ? end : start);
       if (stream != kNone && end > pref_end_[s]) pref_end_[s] = end, pref_stream_[s] = stream;
       if (--remaining_[s] == 0) activate(s);
     }
@@ -686,6 +740,7 @@ class Assigner {
 
   const Launch& l_;
   const Graph& g_;
+  const Adjacency& adj_;
   const std::vector<Activity>& acts_;
   const Classes& c_;
   int64_t slack_;
@@ -704,13 +759,13 @@ class Assigner {
 
 // Assigns one used launch's records to nodes (node_of) and says how each
 // node's was made (how).
-void assign_launch(const Launch& l, const GraphDocument& doc, const std::vector<Activity>& acts,
+void assign_launch(const Launch& l, const GraphDocument& doc, const Adjacency& adj, const std::vector<Activity>& acts,
                    const std::vector<uint32_t>& rec_class, const Classes& c, const std::vector<uint32_t>& order,
                    uint64_t slack, const std::vector<uint32_t>* hints, std::vector<uint32_t>& node_of,
                    std::vector<uint8_t>& how) {
   const Graph& g = doc.root;
   const size_t n = g.nodes.size();
-  Assigner as(l, doc, acts, rec_class, c, slack, hints);
+  Assigner as(l, doc, adj, acts, rec_class, c, slack, hints);
   // What must hold narrows each node's records; with the driver's streams
   // first, else by time alone.
   if (!as.propagate(order, true, kPropagateWork)) as.propagate(order, false, kPropagateWork);
@@ -723,24 +778,26 @@ void assign_launch(const Launch& l, const GraphDocument& doc, const std::vector<
   for (uint32_t v = 0; v < n; ++v)
     swappable[v] = c.has_twin[v] && as.domain_size(v) != 1 && as.class_of(v) != kNone;
   {
-    auto group = [&](uint32_t v) { return mix(c.up[v] ^ mix(c.down[v] + c.coarse_of[v])); };
-    std::unordered_map<uint64_t, uint32_t> shared;  // (group, neighbour, side) -> twins that have it
-    auto key = [&](uint32_t v, uint32_t nb, uint64_t side) { return mix(group(v) ^ mix(uint64_t(nb) << 1 | side)); };
-    for (uint32_t v = 0; v < n; ++v) {
-      if (!swappable[v]) continue;
-      for (const auto& d : g.nodes[v].dependencies) ++shared[key(v, d.from, 0)];
-      for (uint32_t s : g.nodes[v].dependents) ++shared[key(v, s, 1)];
-    }
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (uint32_t v = 0; v < n; ++v) {
-        if (!swappable[v]) continue;
-        bool ok = true;
-        for (const auto& d : g.nodes[v].dependencies)
-          ok = ok && (shared[key(v, d.from, 0)] > 1 || swappable[d.from]);
-        for (uint32_t s : g.nodes[v].dependents) ok = ok && (shared[key(v, s, 1)] > 1 || swappable[s]);
-        if (!ok) swappable[v] = 0, changed = true;
-      }
+    auto holds = [&](uint32_t v) {
+      for (size_t k = adj.pred_at[v]; k < adj.pred_at[v + 1]; ++k)
+        if (!adj.pred_shared[k] && !swappable[adj.preds[k].node]) return false;
+      for (size_t k = adj.succ_at[v]; k < adj.succ_at[v + 1]; ++k)
+        if (!adj.succ_shared[k] && !swappable[adj.succs[k].node]) return false;
+      return true;
+    };
+    // A node that stops being swappable can only change its neighbours.
+    std::vector<uint32_t> work;
+    for (uint32_t v = 0; v < n; ++v)
+      if (swappable[v]) work.push_back(v);
+    while (!work.empty()) {
+      const uint32_t v = work.back();
+      work.pop_back();
+      if (!swappable[v] || holds(v)) continue;
+      swappable[v] = 0;
+      for (const Edge& d : adj.in(v))
+        if (swappable[d.node]) work.push_back(d.node);
+      for (const Edge& e : adj.out(v))
+        if (swappable[e.node]) work.push_back(e.node);
     }
   }
   for (uint32_t v = 0; v < n; ++v) {
@@ -856,12 +913,18 @@ TraceJoin join_by_launches(const GraphDocument& doc, const Trace& trace, const J
   // Each used launch's records to nodes: the first alone, whose streams
   // per node then guide the others (in parallel).
   std::vector<std::vector<uint8_t>> how_of(launches.size());
+  Adjacency adj(g);
+  {
+    std::vector<uint64_t> group(n, 0);
+    for (uint32_t v = 0; v < n; ++v) group[v] = mix(c.up[v] ^ mix(c.down[v] + c.coarse_of[v]));
+    adj.share(group, c.has_twin);
+  }
   size_t first = 0;
   while (launches[first].status != LaunchUse::Status::used) ++first;
   auto assign = [&](size_t k, const std::vector<uint32_t>* hints) {
     const Launch& l = launches[k];
     how_of[k].assign(n, 0);
-    assign_launch(l, doc, acts, rec_class, c, order, opt.slack_ns, hints, j.node_of, how_of[k]);
+    assign_launch(l, doc, adj, acts, rec_class, c, order, opt.slack_ns, hints, j.node_of, how_of[k]);
     for (uint32_t rec : l.records) j.replay_of[rec] = l.replay;
   };
   assign(first, nullptr);
