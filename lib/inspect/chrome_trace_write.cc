@@ -67,6 +67,13 @@ class Line {
     p_[3] = char('0' + r % 10);
     p_ += 4;
   }
+  // , "ts": ..., "dur": ... of [start, end] from the time base.
+  void span(uint64_t start, uint64_t end, uint64_t base) {
+    key("ts");
+    us(start - base);
+    key("dur");
+    us(end >= start ? end - start : 0);
+  }
   // , "key": (the key needs no escaping).
   template <size_t N>
   void key(const char (&k)[N]) {
@@ -513,10 +520,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
     l.u64(a.device);
     l.key("tid");
     l.u64(tid_of(i));
-    l.key("ts");
-    l.us(a.start_ns - base);
-    l.key("dur");
-    l.us(a.end_ns >= a.start_ns ? a.end_ns - a.start_ns : 0);
+    l.span(a.start_ns, a.end_ns, base);
     l.lit(", \"args\": {\"device\": ");
     l.u64(a.device);
     l.key("stream");
@@ -589,10 +593,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
     l.lit("{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaGraphLaunch\", \"pid\": ");
     l.u64(kHostPid);
     l.lit(", \"tid\": 1");
-    l.key("ts");
-    l.us(g.start_ns - base);
-    l.key("dur");
-    l.us(g.end_ns >= g.start_ns ? g.end_ns - g.start_ns : 0);
+    l.span(g.start_ns, g.end_ns, base);
     l.lit(", \"args\": {\"correlation\": ");
     l.u64(g.correlation);
     l.lit("}}");

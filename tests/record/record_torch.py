@@ -68,18 +68,22 @@ def capture(name, fn, outdir, env):
     return g
 
 
+def versions(script):
+    """What made a recording: the script, PyTorch, CUDA, the device, the date."""
+    return {
+        "recorded_by": "tests/record/" + script,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "device": torch.cuda.get_device_properties(0).name,
+        "date": datetime.date.today().isoformat(),
+    }
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     torch.manual_seed(0)
-    props = torch.cuda.get_device_properties(0)
-    env = {
-        "recorded_by": "tests/record/record_torch.py",
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "device": props.name,
-        "date": datetime.date.today().isoformat(),
-    }
+    env = versions("record_torch.py")
     keep = []
     model = torch.nn.Sequential(
         torch.nn.Linear(256, 512),

@@ -11,7 +11,6 @@ and torch_more_env.json with the versions. Nothing is edited afterwards.
 
     python3 record_torch_more.py OUTDIR
 """
-import datetime
 import json
 import os
 import sys
@@ -19,22 +18,14 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_torch import capture  # noqa: E402
+from record_torch import capture, versions  # noqa: E402
 
 
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     torch.manual_seed(0)
-    props = torch.cuda.get_device_properties(0)
-    env = {
-        "recorded_by": "tests/record/record_torch_more.py",
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "device": props.name,
-        "driver": torch.cuda.driver_version() if hasattr(torch.cuda, "driver_version") else None,
-        "date": datetime.date.today().isoformat(),
-    }
+    env = versions("record_torch_more.py")
     keep = []
     out = {}
 
