@@ -23,6 +23,7 @@ struct CaptureCli {
   int replays = 20, device = 0;
   double timeout = 120;
   size_t svg_max_nodes = kDefaultSvgMaxNodes;
+  bool no_fold = false;
   // --exec: attach to a command instead of loading a workload.
   bool exec = false;
   AttachOptions attach;
@@ -72,8 +73,8 @@ int run_capture(const CaptureCli& c) {
   for (const auto& g : graphs) {
     if (c.summary) text += format_summary(g.doc, summarize(g.doc), c.workload + " graph " + g.doc.name) + "\n";
     if (c.output != "-" || !c.summary) outputs.emplace_back(per_graph(c.output, g.doc.name, several), write_graph_json(g.doc));
-    if (!c.dot.empty()) outputs.emplace_back(per_graph(c.dot, g.doc.name, several), write_dot(g.doc));
-    if (!c.svg.empty()) outputs.emplace_back(per_graph(c.svg, g.doc.name, several), render_svg(g.doc, c.svg_max_nodes));
+    if (!c.dot.empty()) outputs.emplace_back(per_graph(c.dot, g.doc.name, several), write_dot(g.doc, nullptr, !c.no_fold));
+    if (!c.svg.empty()) outputs.emplace_back(per_graph(c.svg, g.doc.name, several), render_svg(g.doc, c.svg_max_nodes, nullptr, !c.no_fold));
     if (!c.nvidia_dot.empty()) outputs.emplace_back(per_graph(c.nvidia_dot, g.doc.name, several), g.nvidia_dot);
   }
   for (const auto& [path, data] : outputs) write_output(path, data);
@@ -96,6 +97,8 @@ Handler declare_capture(CLI::App& sub) {
   sub.add_option("--dot", c->dot, "Also write graphscope's DOT picture");
   sub.add_option("--svg", c->svg, "Also write the picture as SVG");
   sub.add_option("--svg-max-nodes", c->svg_max_nodes, "Refuse to lay out larger graphs as SVG (default 5000)");
+  sub.add_flag("--no-fold", c->no_fold,
+               "DOT/SVG: draw every node (default: one copy of each repeated block, long runs as one box)");
   sub.add_option("--name", c->graph, "Capture only the workload's graph of this name");
   sub.add_option("--graph", c->graph, "Deprecated alias of --name (removed in the next release)");
   sub.add_option("--capture-mode", c->mode, "cudaStreamCaptureMode: global (default), thread_local or relaxed")

@@ -17,14 +17,15 @@ struct DumpOptions {
   std::string output = "-";
   bool json = false, dot = false, svg = false;
   size_t svg_max_nodes = kDefaultSvgMaxNodes;
+  bool no_fold = false;
 };
 
 int run_dump(const DumpOptions& o) {
   GraphDocument doc = load_graph(o.input);
   std::string text;
   if (o.json) text = write_graph_json(doc);
-  else if (o.dot) text = write_dot(doc);
-  else if (o.svg) text = render_svg(doc, o.svg_max_nodes);
+  else if (o.dot) text = write_dot(doc, nullptr, !o.no_fold);
+  else if (o.svg) text = render_svg(doc, o.svg_max_nodes, nullptr, !o.no_fold);
   else text = format_summary(doc, summarize(doc), o.input == "-" ? "standard input" : o.input);
   write_output(o.output, text);
   return 0;
@@ -42,6 +43,8 @@ Handler declare_dump(CLI::App& sub) {
   json->excludes(dot)->excludes(svg);
   dot->excludes(svg);
   sub.add_option("-o,--output", o->output, "Output file, written atomically (default: standard output)");
+  sub.add_flag("--no-fold", o->no_fold,
+               "DOT/SVG: draw every node (default: one copy of each repeated block, long runs as one box)");
   sub.add_option("--svg-max-nodes", o->svg_max_nodes,
                  "Refuse to lay out larger graphs as SVG (default " + std::to_string(kDefaultSvgMaxNodes) + ")");
   return [o] { return run_dump(*o); };

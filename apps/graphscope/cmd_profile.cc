@@ -30,6 +30,7 @@ namespace {
 struct ProfileCli {
   std::string workload, graph, trace, output = "-", trace_out, graph_out, svg, dot, name;
   size_t svg_max_nodes = kDefaultSvgMaxNodes;
+  bool no_fold = false;
   std::vector<std::string> args;
   bool json = false;
   double threshold = 5, tolerance = 2, timeout = 300;
@@ -85,8 +86,8 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
   if (!c.graph_out.empty()) out.emplace_back(with_tag(c.graph_out, suffix), write_graph_json(doc));
   if (!c.svg.empty() || !c.dot.empty()) {
     DotOverlay overlay = profile_overlay(r);
-    if (!c.svg.empty()) out.emplace_back(with_tag(c.svg, suffix), render_svg(doc, c.svg_max_nodes, &overlay));
-    if (!c.dot.empty()) out.emplace_back(with_tag(c.dot, suffix), write_dot(doc, &overlay));
+    if (!c.svg.empty()) out.emplace_back(with_tag(c.svg, suffix), render_svg(doc, c.svg_max_nodes, &overlay, !c.no_fold));
+    if (!c.dot.empty()) out.emplace_back(with_tag(c.dot, suffix), write_dot(doc, &overlay, !c.no_fold));
   }
   return r;
 }
@@ -237,6 +238,8 @@ Handler declare_profile(CLI::App& sub) {
   sub.add_option("--svg", c->svg, "Also write the graph as SVG, nodes coloured by their delay");
   sub.add_option("--dot", c->dot, "Also write that picture as DOT");
   sub.add_option("--svg-max-nodes", c->svg_max_nodes, "Refuse to lay out larger graphs as SVG (default 5000)");
+  sub.add_flag("--no-fold", c->no_fold,
+               "DOT/SVG: draw every node (default: one copy of each repeated block, long runs as one box)");
   live->add_option("--graph-out", c->graph_out, "Live: also write the captured graph (graphscope.graph/1 JSON)");
   live->add_option("--name", c->name, "Live: profile only the workload's graph of this name");
   live->add_option("--capture-mode", c->mode, "Live: global (default), thread_local or relaxed")

@@ -10,18 +10,23 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "demangle.h"
 #include "error.h"
+#include "fold.h"
 #include "graphviz.h"
 
 namespace graphscope {
@@ -335,7 +340,17 @@ char* cs(const char* s) { return const_cast<char*>(s); }
 
 class Builder {
  public:
-  Builder(const GraphDocument& doc, const DotOverlay* overlay) : doc_(doc), overlay_(overlay) {}
+  Builder(const GraphDocument& doc, const DotOverlay* overlay, bool fold)
+      : doc_(doc), overlay_(overlay), fold_(fold) {}
+
+  /// Nodes the picture draws (folded: one copy of each repeat, long runs
+  /// as one box each), nested graphs included.
+  size_t drawn_nodes() {
+    if (!fold_) return total_nodes(doc_.root);
+    plan_fold();
+    size_t nested = total_nodes(doc_.root) - doc_.root.nodes.size();
+    return nested + drawn_;
+  }
 
   GraphPtr build() {
     std::string name = "graphscope";
@@ -383,7 +398,12 @@ class Builder {
     attr(AGEDGE, "fontsize", "9");
     attr(AGEDGE, "arrowsize", "0.7");
 
-    add_graph(g, doc_.root, 0);
+    if (fold_) {
+      plan_fold();
+      add_folded_root(g);
+    } else {
+      add_graph(g, doc_.root, 0);
+    }
 
     set(g, g_label_, title());
     set(g, g_labelloc_, "t");
@@ -430,6 +450,13 @@ class Builder {
       lines.push_back("dashed red edge: programmatic dependency");
     if (saw_[static_cast<int>(EdgeType::launch_completion)])
       lines.push_back("dotted purple edge: launch-completion dependency");
+    if (fold_ && (!folding_.repeats.empty() || !runs_.empty())) {
+      std::string folded = describe_folding(folding_, doc_.root.nodes.size());
+      if (!runs_.empty())
+        folded += std::string(folded.empty() ? "" : "; ") + std::to_string(runs_.size()) +
+                  (runs_.size() == 1 ? " run" : " runs") + " of light nodes in a row drawn as one box each";
+      lines.push_back("folded: " + esc(folded) + " (--no-fold draws every node)");
+    }
     if (overlay_)
       for (const auto& l : overlay_->legend) lines.push_back(esc(l));
     return join_lines(lines, "\\l") + "\\l";
@@ -536,81 +563,19 @@ class Builder {
   Agnode_t* add_graph(Agraph_t* sub, const Graph& graph, int depth) {
     const uint32_t graph_no = next_graph_no_++;
     std::vector<Agnode_t*> nodes(graph.nodes.size());
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      const Node& n = graph.nodes[i];
-      Agnode_t* an = make_node(sub, node_id(graph_no, i));
-      nodes[i] = an;
-      std::vector<std::string> label, tip;
-      describe(n, &label, &tip);
-      const NodeStyle st = node_style(n.type);
-      set(an, n_label_, join_lines(label, "\\n"));
-      set(an, n_tooltip_, join_lines(tip, "\\n"));
-      set(an, n_shape_, st.shape);
-      set(an, n_style_, st.style);
-      set(an, n_fill_, st.fill);
-      set(an, n_color_, st.border);
-      if (depth == 0 && overlay_) {
-        if (i < overlay_->fill.size() && !overlay_->fill[i].empty()) set(an, n_fill_, overlay_->fill[i]);
-        if (i < overlay_->note.size() && !overlay_->note[i].empty()) {
-          label.push_back(esc(overlay_->note[i]));
-          set(an, n_label_, join_lines(label, "\\n"));
-        }
-      }
-    }
+    for (size_t i = 0; i < graph.nodes.size(); ++i)
+      nodes[i] = add_node(sub, graph.nodes[i], node_id(graph_no, i), depth);
 
     // Bodies: each a cluster inside this graph's cluster, entered from its
     // owner by a grey edge that ends at the cluster's border.
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      const Node& n = graph.nodes[i];
-      for (size_t b = 0; b < n.bodies.size(); ++b) {
-        const std::string cname = "cluster_g" + std::to_string(next_graph_no_);
-        Agraph_t* cl = agsubg(sub, cs(cname), 1);
-        if (!cl) graphviz_failed("cannot create Graphviz cluster");
-        const std::string lbl = body_label(n, b);
-        set(cl, g_label_, lbl);
-        set(cl, g_tooltip_, lbl);
-        set(cl, g_style_, n.type == NodeType::conditional ? "rounded,filled,dashed" : "rounded,filled");
-        set(cl, g_color_, node_style(n.type).border);
-        set(cl, g_fill_, kClusterFill[depth < 2 ? depth : 2]);
-        set(cl, g_fontsize_, "11");
-        set(cl, g_labeljust_, "l");
-        set(cl, g_labelloc_, "t");
-        Agnode_t* entry = add_graph(cl, n.bodies[b], depth + 1);
-        Agedge_t* e = make_edge(sub, nodes[i], entry);
-        set(e, e_lhead_, cname);
-        set(e, e_style_, "solid");
-        set(e, e_color_, kBodyEdgeColor);
-        set(e, e_arrowhead_, "empty");
-        set(e, e_tooltip_, lbl);
-      }
-    }
+    for (size_t i = 0; i < graph.nodes.size(); ++i) add_bodies(sub, graph.nodes[i], nodes[i], depth);
 
     // Dependencies.
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const Node& n = graph.nodes[i];
       for (const Dependency& d : n.dependencies) {
         Agnode_t* from = d.from < nodes.size() ? nodes[d.from] : missing_node(sub, graph_no, d.from);
-        Agedge_t* e = make_edge(sub, from, nodes[i]);
-        const EdgeStyle st = edge_style(d.type);
-        saw_[static_cast<int>(d.type)] = true;
-        if (d.type != EdgeType::standard) {
-          set(e, e_style_, st.style);
-          set(e, e_color_, st.color);
-          set(e, e_fontcolor_, st.color);
-          set(e, e_penwidth_, st.penwidth);
-        }
-        std::string ports;
-        if (d.from_port && d.to_port)
-          ports = "ports " + std::to_string(d.from_port) + "->" + std::to_string(d.to_port);
-        else if (d.from_port)
-          ports = "out port " + std::to_string(d.from_port);
-        else if (d.to_port)
-          ports = "in port " + std::to_string(d.to_port);
-        if (!ports.empty()) set(e, e_label_, ports);
-        std::string tip = std::to_string(d.from) + " -> " + std::to_string(n.index) + " (" +
-                          std::string(to_string(d.type)) + ")";
-        if (!ports.empty()) tip += ", " + ports;
-        set(e, e_tooltip_, tip);
+        add_dependency(sub, from, nodes[i], d, n.index);
       }
     }
 
@@ -628,6 +593,261 @@ class Builder {
     return ph;
   }
 
+  /// One node, described and styled (with the overlay at the root).
+  Agnode_t* add_node(Agraph_t* sub, const Node& n, const std::string& id, int depth) {
+    Agnode_t* an = make_node(sub, id);
+    std::vector<std::string> label, tip;
+    describe(n, &label, &tip);
+    const NodeStyle st = node_style(n.type);
+    set(an, n_label_, join_lines(label, "\\n"));
+    set(an, n_tooltip_, join_lines(tip, "\\n"));
+    set(an, n_shape_, st.shape);
+    set(an, n_style_, st.style);
+    set(an, n_fill_, st.fill);
+    set(an, n_color_, st.border);
+    const size_t i = n.index;
+    if (depth == 0 && overlay_) {
+      if (i < overlay_->fill.size() && !overlay_->fill[i].empty()) set(an, n_fill_, overlay_->fill[i]);
+      if (i < overlay_->note.size() && !overlay_->note[i].empty()) {
+        label.push_back(esc(overlay_->note[i]));
+        set(an, n_label_, join_lines(label, "\\n"));
+      }
+    }
+    return an;
+  }
+
+  /// A dependency edge, styled by its type and ports.
+  void add_dependency(Agraph_t* sub, Agnode_t* from, Agnode_t* to, const Dependency& d, uint32_t to_index) {
+    Agedge_t* e = make_edge(sub, from, to);
+    const EdgeStyle st = edge_style(d.type);
+    saw_[static_cast<int>(d.type)] = true;
+    if (d.type != EdgeType::standard) {
+      set(e, e_style_, st.style);
+      set(e, e_color_, st.color);
+      set(e, e_fontcolor_, st.color);
+      set(e, e_penwidth_, st.penwidth);
+    }
+    std::string ports;
+    if (d.from_port && d.to_port)
+      ports = "ports " + std::to_string(d.from_port) + "->" + std::to_string(d.to_port);
+    else if (d.from_port)
+      ports = "out port " + std::to_string(d.from_port);
+    else if (d.to_port)
+      ports = "in port " + std::to_string(d.to_port);
+    if (!ports.empty()) set(e, e_label_, ports);
+    std::string tip =
+        std::to_string(d.from) + " -> " + std::to_string(to_index) + " (" + std::string(to_string(d.type)) + ")";
+    if (!ports.empty()) tip += ", " + ports;
+    set(e, e_tooltip_, tip);
+  }
+
+  /// A node's bodies (child graph, conditional branches) as clusters.
+  void add_bodies(Agraph_t* sub, const Node& n, Agnode_t* owner, int depth) {
+    {
+      for (size_t b = 0; b < n.bodies.size(); ++b) {
+        const std::string cname = "cluster_g" + std::to_string(next_graph_no_);
+        Agraph_t* cl = agsubg(sub, cs(cname), 1);
+        if (!cl) graphviz_failed("cannot create Graphviz cluster");
+        const std::string lbl = body_label(n, b);
+        set(cl, g_label_, lbl);
+        set(cl, g_tooltip_, lbl);
+        set(cl, g_style_, n.type == NodeType::conditional ? "rounded,filled,dashed" : "rounded,filled");
+        set(cl, g_color_, node_style(n.type).border);
+        set(cl, g_fill_, kClusterFill[depth < 2 ? depth : 2]);
+        set(cl, g_fontsize_, "11");
+        set(cl, g_labeljust_, "l");
+        set(cl, g_labelloc_, "t");
+        Agnode_t* entry = add_graph(cl, n.bodies[b], depth + 1);
+        Agedge_t* e = make_edge(sub, owner, entry);
+        set(e, e_lhead_, cname);
+        set(e, e_style_, "solid");
+        set(e, e_color_, kBodyEdgeColor);
+        set(e, e_arrowhead_, "empty");
+        set(e, e_tooltip_, lbl);
+      }
+    }
+  }
+
+  // ---- Folding (fold.h): one copy of each repeat, inside a cluster that
+  // says how many there are; long runs of single-file nodes as one box.
+
+  static constexpr size_t kRunMin = 5;  // nodes in a run before it is folded
+  static constexpr size_t kBoxMin = 3;  // light nodes in a row drawn as one box
+
+  // The kernels a reader looks for in a model's graph: matrix products and
+  // attention, by name.
+  static bool heavy(const Node& x) {
+    if (x.type != NodeType::kernel) return x.type != NodeType::memset && x.type != NodeType::memcpy;
+    std::string name = kernel_full_name(x);
+    for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* k : {"gemm", "gemv", "matmul", "fmha", "attention", "attn", "flash", "cutlass", "conv", "nccl"})
+      if (name.find(k) != std::string::npos) return true;
+    return false;
+  }
+
+  void plan_fold() {
+    if (planned_) return;
+    planned_ = true;
+    const Graph& g = doc_.root;
+    const size_t n = g.nodes.size();
+    folding_ = find_repeats(g);
+    const Folding& f = folding_;
+    rep_.resize(n);
+    for (uint32_t v = 0; v < n; ++v)
+      rep_[v] = f.repeat_of[v] == UINT32_MAX ? v : f.repeats[f.repeat_of[v]].copies[0][f.place_of[v]];
+    // The edges between drawn nodes, once each; edges from one copy to the
+    // next are what "x N" says.
+    std::set<std::tuple<uint32_t, uint32_t, uint8_t, uint8_t, uint8_t>> seen;
+    drawn_edges_.clear();
+    for (const Node& x : g.nodes)
+      for (const Dependency& d : x.dependencies) {
+        if (d.from >= n) continue;
+        if (f.repeat_of[d.from] != UINT32_MAX && f.repeat_of[d.from] == f.repeat_of[x.index] &&
+            f.copy_of[d.from] != f.copy_of[x.index])
+          continue;
+        const uint32_t a = rep_[d.from], b = rep_[x.index];
+        if (a == b || !seen.insert({a, b, uint8_t(d.type), d.from_port, d.to_port}).second) continue;
+        Dependency e = d;
+        e.from = a;
+        drawn_edges_.emplace_back(b, e);
+      }
+    std::sort(drawn_edges_.begin(), drawn_edges_.end(), [](const auto& x, const auto& y) {
+      return std::make_tuple(x.second.from, x.first) < std::make_tuple(y.second.from, y.first);
+    });
+    std::vector<uint32_t> in(n, 0), out(n, 0), next(n, UINT32_MAX);
+    std::vector<char> plain(n, 1);  // one standard edge in, one out
+    for (const auto& [b, d] : drawn_edges_) {
+      const uint32_t a = d.from;
+      ++out[a], ++in[b], next[a] = b;
+      if (d.type != EdgeType::standard || d.from_port || d.to_port) plain[a] = plain[b] = 0;
+    }
+    auto cluster = [&](uint32_t v) { return f.repeat_of[v]; };
+    auto joins = [&](uint32_t a, uint32_t b) {  // a -> b continues a run
+      return out[a] == 1 && in[b] == 1 && next[a] == b && cluster(a) == cluster(b) && plain[a] && plain[b] &&
+             g.nodes[a].bodies.empty() && g.nodes[b].bodies.empty();
+    };
+    std::vector<char> continues(n, 0);
+    for (uint32_t a = 0; a < n; ++a)
+      if (rep_[a] == a && next[a] != UINT32_MAX && joins(a, next[a])) continues[next[a]] = 1;
+    box_of_.assign(n, UINT32_MAX);
+    runs_.clear();
+    drawn_ = 0;
+    for (uint32_t v = 0; v < n; ++v) {
+      if (rep_[v] != v || continues[v]) continue;
+      std::vector<uint32_t> run{v};
+      for (uint32_t c = v; next[c] != UINT32_MAX && joins(c, next[c]) && run.size() <= n; c = next[c])
+        run.push_back(next[c]);
+      // A long run is drawn as boxes of the light work between the heavy
+      // kernels (GEMMs, attention), which stay in view one by one.
+      std::vector<uint32_t> light;
+      auto flush = [&] {
+        if (light.size() >= kBoxMin && run.size() >= kRunMin) {
+          for (uint32_t x : light) box_of_[x] = uint32_t(drawn_);
+          ++drawn_;
+          runs_.push_back(light);
+        } else {
+          for (uint32_t x : light) box_of_[x] = UINT32_MAX - 1 - x, ++drawn_;  // drawn alone (below)
+        }
+        light.clear();
+      };
+      for (uint32_t x : run) {
+        if (heavy(g.nodes[x])) {
+          flush();
+          box_of_[x] = UINT32_MAX - 1 - x;
+          ++drawn_;
+        } else {
+          light.push_back(x);
+        }
+      }
+      flush();
+    }
+    // Cycles of single-file nodes (no start): each node alone.
+    for (uint32_t v = 0; v < n; ++v)
+      if (rep_[v] == v && box_of_[v] == UINT32_MAX) box_of_[v] = UINT32_MAX - 1 - v, ++drawn_;
+  }
+
+  void add_folded_root(Agraph_t* g) {
+    const Graph& graph = doc_.root;
+    const Folding& f = folding_;
+    const uint32_t graph_no = next_graph_no_++;
+    std::vector<Agraph_t*> clusters;
+    for (size_t r = 0; r < f.repeats.size(); ++r) {
+      const Repeat& rp = f.repeats[r];
+      const std::string cname = "cluster_repeat" + std::to_string(r);
+      Agraph_t* cl = agsubg(g, cs(cname), 1);
+      if (!cl) graphviz_failed("cannot create Graphviz cluster");
+      const std::string lbl = "x " + std::to_string(rp.count) + (rp.chained ? " in a row" : " side by side") + ": " +
+                              std::to_string(rp.size) + (rp.size == 1 ? " node" : " nodes") + " each (copy 1 shown)";
+      set(cl, g_label_, esc(lbl));
+      set(cl, g_tooltip_, esc(std::to_string(rp.count) + " x " + rp.label));
+      set(cl, g_style_, "rounded,filled,bold");
+      set(cl, g_color_, "#3366aa");
+      set(cl, g_fill_, "#eef3fb");
+      set(cl, g_fontsize_, "12");
+      set(cl, g_labeljust_, "l");
+      set(cl, g_labelloc_, "t");
+      clusters.push_back(cl);
+    }
+    auto parent = [&](uint32_t v) { return f.repeat_of[v] == UINT32_MAX ? g : clusters[f.repeat_of[v]]; };
+    // Runs first (their boxes), then the nodes drawn alone.
+    std::vector<Agnode_t*> drawn(graph.nodes.size(), nullptr);
+    for (const auto& run : runs_) {
+      Agnode_t* box = add_run(parent(run[0]), graph, run, graph_no);
+      for (uint32_t v : run) drawn[v] = box;
+    }
+    for (uint32_t v = 0; v < graph.nodes.size(); ++v) {
+      if (rep_[v] != v || drawn[v]) continue;
+      drawn[v] = add_node(parent(v), graph.nodes[v], node_id(graph_no, v), 0);
+      add_bodies(parent(v), graph.nodes[v], drawn[v], 0);
+    }
+    std::set<std::pair<Agnode_t*, Agnode_t*>> done;
+    for (const auto& [b, d] : drawn_edges_) {
+      Agnode_t *from = drawn[d.from], *to = drawn[b];
+      if (from == to || !done.insert({from, to}).second) continue;
+      add_dependency(g, from, to, d, b);
+    }
+    for (const Node& x : graph.nodes)
+      for (const Dependency& d : x.dependencies)
+        if (d.from >= graph.nodes.size() && rep_[x.index] == x.index)
+          add_dependency(g, missing_node(g, graph_no, d.from), drawn[x.index], d, x.index);
+  }
+
+  /// A run of single-file nodes as one box: how many, and their names.
+  Agnode_t* add_run(Agraph_t* sub, const Graph& graph, const std::vector<uint32_t>& run, uint32_t graph_no) {
+    Agnode_t* box = make_node(sub, "g" + std::to_string(graph_no) + "_run" + std::to_string(run[0]));
+    std::vector<std::pair<std::string, size_t>> names;
+    for (uint32_t v : run) {
+      const Node& x = graph.nodes[v];
+      std::string nm = x.type == NodeType::kernel ? short_kernel_name(kernel_full_name(x), 36) : type_words(x.type);
+      auto it = std::find_if(names.begin(), names.end(), [&](const auto& p) { return p.first == nm; });
+      if (it == names.end()) names.emplace_back(nm, 1);
+      else ++it->second;
+    }
+    std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::vector<std::string> label{std::to_string(run.front()) + ".." + std::to_string(run.back()) + ": " +
+                                   std::to_string(run.size()) + " nodes in a row"};
+    (void)graph_no;
+    for (size_t k = 0; k < names.size() && k < 4; ++k)
+      label.push_back(esc(names[k].first) + (names[k].second > 1 ? " x " + std::to_string(names[k].second) : ""));
+    if (names.size() > 4) label.push_back("and " + std::to_string(names.size() - 4) + " more kernels");
+    std::string tip = "nodes";
+    for (uint32_t v : run) tip += " " + std::to_string(v);
+    set(box, n_label_, join_lines(label, "\\n"));
+    set(box, n_tooltip_, tip);
+    set(box, n_shape_, "box");
+    set(box, n_style_, "rounded,filled");
+    set(box, n_fill_, "#f2f2f2");
+    set(box, n_color_, "#888888");
+    // A profile's colour: the worst of the run's.
+    if (overlay_) {
+      std::string worst;
+      for (uint32_t v : run)
+        if (v < overlay_->fill.size() && overlay_->fill[v] > worst && overlay_->fill[v].size() == 7) worst = overlay_->fill[v];
+      if (!worst.empty()) set(box, n_fill_, worst);
+    }
+    return box;
+  }
+
   /// A dependency on a node that is not there: drawn, in red, not dropped.
   Agnode_t* missing_node(Agraph_t* sub, uint32_t graph_no, uint32_t from) {
     Agnode_t* m = make_node(sub, "g" + std::to_string(graph_no) + "_missing" + std::to_string(from));
@@ -641,6 +861,12 @@ class Builder {
 
   const GraphDocument& doc_;
   const DotOverlay* overlay_ = nullptr;
+  bool fold_ = true, planned_ = false;
+  Folding folding_;
+  std::vector<uint32_t> rep_, box_of_;
+  std::vector<std::pair<uint32_t, Dependency>> drawn_edges_;  // (to, dependency), once each
+  std::vector<std::vector<uint32_t>> runs_;
+  size_t drawn_ = 0;
   GraphPtr g_;
   uint32_t next_graph_no_ = 0;
   bool saw_[3] = {false, false, false};
@@ -669,7 +895,9 @@ GVC_t* shared_context() {
 }
 
 /// Both entry points build the picture here. Call with a GraphvizSession held.
-GraphPtr build_graph(const GraphDocument& doc, const DotOverlay* overlay) { return Builder(doc, overlay).build(); }
+GraphPtr build_graph(const GraphDocument& doc, const DotOverlay* overlay, bool fold) {
+  return Builder(doc, overlay, fold).build();
+}
 
 /// gvRenderData's length is unsigned int in Graphviz 2.x and size_t later.
 template <class Len>
@@ -685,22 +913,22 @@ std::string render_data(int (*fn)(GVC_t*, graph_t*, const char*, char**, Len*), 
 
 }  // namespace
 
-std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay) {
+std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay, bool fold) {
   GraphvizSession session;
-  GraphPtr g = build_graph(doc, overlay);
+  GraphPtr g = build_graph(doc, overlay, fold);
   std::string out;
   if (agwrite(g.get(), &out) == EOF) graphviz_failed("cannot write DOT");
   return out;
 }
 
-std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOverlay* overlay) {
-  const size_t n = total_nodes(doc.root);
+std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOverlay* overlay, bool fold) {
+  const size_t n = Builder(doc, overlay, fold).drawn_nodes();
   if (n > max_nodes)
     throw Error(ExitCode::usage, "graph too large to lay out",
-                std::to_string(n) + " nodes, limit " + std::to_string(max_nodes) +
-                    "; write --dot and render it with dot, or raise --svg-max-nodes");
+                std::to_string(n) + (fold ? " nodes to draw, folded" : " nodes") + ", limit " +
+                    std::to_string(max_nodes) + "; write --dot and render it with dot, or raise --svg-max-nodes");
   GraphvizSession session;
-  GraphPtr g = build_graph(doc, overlay);
+  GraphPtr g = build_graph(doc, overlay, fold);
   GVC_t* gvc = shared_context();
   Layout layout(gvc, g.get());  // gvFreeLayout is safe after a failed layout too
   if (gvLayout(gvc, g.get(), "dot") != 0) gvc_failed("graph could not be laid out");

@@ -24,11 +24,14 @@ struct DotOverlay {
 /// DOT text, valid for `dot`: short demangled kernel names with launch
 /// geometry, a colour and shape per node type, a style per edge type,
 /// child graphs and conditional bodies as clusters.
-std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay = nullptr);
+/// Folded (fold.h): one copy of each repeat in a cluster that says how
+/// many there are, and runs of at least five single-file nodes as one box;
+/// fold false draws every node.
+std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay = nullptr, bool fold = true);
 
 /// The same picture laid out by dot and rendered to SVG by gvc. Throws
-/// Error(usage) when the graph has more than max_nodes nodes.
+/// Error(usage) when it would draw more than max_nodes nodes.
 std::string render_svg(const GraphDocument& doc, size_t max_nodes = kDefaultSvgMaxNodes,
-                       const DotOverlay* overlay = nullptr);
+                       const DotOverlay* overlay = nullptr, bool fold = true);
 
 }  // namespace graphscope

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "error.h"
+#include "fold.h"
 #include "json_read.h"
 #include "json_tape.h"
 #include "json_writer.h"
@@ -41,7 +42,7 @@ class Reader {
     for (uint32_t i = 0, n = t_.at(root).count; i < n; ++i) {
       std::string_view k = t_.member_key(root, i);
       uint32_t v = t_.member_value(root, i);
-      if (k == "schema" || k == "nodes") continue;
+      if (k == "schema" || k == "nodes" || k == "repeats") continue;  // repeats: derived (fold.h), made again
       if (k == "kernel_names") {
         kernel_names = v;
         r_.expect(v, Kind::object, "kernel_names", "an object of mangled to demangled names");
@@ -742,6 +743,25 @@ std::string write_graph_json(const GraphDocument& doc) {
     w.key_literal("kernel_names").begin_object();
     for (const auto& [mangled, demangled] : names) w.key(mangled).value(demangled);
     w.end_object();
+  }
+  // What repeats (a view: every node stays in "nodes").
+  const Folding folding = find_repeats(doc.root);
+  if (!folding.repeats.empty()) {
+    w.key_literal("repeats").begin_array();
+    for (const Repeat& r : folding.repeats) {
+      JsonWriter one(0);
+      one.begin_object().key_literal("count").value(r.count).key_literal("size").value(r.size);
+      one.key_literal("chained").value(r.chained).key_literal("label").value(r.label);
+      one.key_literal("members").begin_array();
+      for (const auto& copy : r.copies) {
+        one.begin_array();
+        for (uint32_t v : copy) one.value(v);
+        one.end_array();
+      }
+      one.end_array().end_object();
+      w.raw(one.view());
+    }
+    w.end_array();
   }
   NodeText t;
   write_graph_body(w, doc.root, t);

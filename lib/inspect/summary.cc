@@ -1,5 +1,7 @@
 #include "summary.h"
 
+#include "fold.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -57,6 +59,7 @@ GraphSummary summarize(const GraphDocument& doc, size_t top) {
     s.roots += n.dependencies.empty();
     s.leaves += n.dependents.empty();
   }
+  s.repeats = describe_folding(find_repeats(doc.root), doc.root.nodes.size());
   return s;
 }
 
@@ -89,6 +92,7 @@ std::string format_summary(const GraphDocument& doc, const GraphSummary& s, cons
   line("depth", std::to_string(s.depth) + " (nodes on the longest path of the root graph)");
   line("width", std::to_string(s.width) + (s.width ? " (at level " + std::to_string(s.width_level) + ")" : ""));
   line("roots/leaves", std::to_string(s.roots) + " / " + std::to_string(s.leaves));
+  if (!s.repeats.empty()) line("repeats", s.repeats);
   // A capture's own record, when the document carries it.
   for (const auto& w : doc.warnings) line("warning", w);
   std::string text;

@@ -373,7 +373,7 @@ TEST_CASE("render_svg lays the graph out as SVG text") {
 TEST_CASE("render_svg refuses a graph above max_nodes with a usage error") {
   GraphDocument doc = sample();
   try {
-    (void)render_svg(doc, kSampleNodes - 1);
+    (void)render_svg(doc, kSampleNodes - 1, nullptr, false);
     FAIL("render_svg accepted a graph above the limit");
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::usage);

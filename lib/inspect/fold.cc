@@ -1,0 +1,243 @@
+#include "fold.h"
+
+#include <algorithm>
+#include <queue>
+#include <set>
+#include <tuple>
+
+#include "demangle.h"
+#include "text.h"
+
+namespace graphscope {
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+// A repeat covers at least this many nodes (2 x 2 is too small to help).
+constexpr size_t kMinCovered = 6;
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+
+uint64_t hash_text(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// What a node is, as far as folding cares: its kind, name and sizes.
+uint64_t label_of(const Node& n) {
+  uint64_t h = mix(uint64_t(n.type) + 1);
+  if (n.type == NodeType::unknown) h = mix(h ^ hash_text(n.type_spelling));
+  if (!n.kernel_name.empty()) h = mix(h ^ hash_text(n.kernel_name));
+  if (n.kernel && n.kernel->geometry_known) {
+    const KernelInfo& k = *n.kernel;
+    h = mix(h ^ (uint64_t(k.grid.x) << 32 | k.grid.y));
+    h = mix(h ^ (uint64_t(k.grid.z) << 32 | k.block.x));
+    h = mix(h ^ (uint64_t(k.block.y) << 32 | k.block.z));
+    h = mix(h ^ k.shared_mem_bytes);
+  }
+  if (n.memcpy) h = mix(h ^ hash_text(n.memcpy->kind) ^ mix(n.memcpy->bytes));
+  if (n.memset) h = mix(h ^ mix(n.memset->bytes + 7));
+  if (n.host) h = mix(h ^ hash_text(n.host->symbol));
+  if (n.mem_alloc) h = mix(h ^ mix(n.mem_alloc->bytes + 11));
+  return h;
+}
+
+// A topological order that follows each chain as far as it goes (Kahn's
+// with a stack), so that a branch's nodes stand together: four branches of
+// three nodes read A1 B1 C1 A2 B2 C2 ..., not A1 A2 A3 A4 B1 ...
+std::vector<uint32_t> chain_order(const Graph& g) {
+  const size_t n = g.nodes.size();
+  std::vector<uint32_t> indegree(n, 0), order, stack;
+  for (const Node& x : g.nodes)
+    for (const auto& d : x.dependencies)
+      if (d.from < n) ++indegree[x.index];
+  for (size_t i = n; i-- > 0;)
+    if (!indegree[i]) stack.push_back(uint32_t(i));
+  order.reserve(n);
+  while (!stack.empty()) {
+    const uint32_t v = stack.back();
+    stack.pop_back();
+    order.push_back(v);
+    const auto& out = g.nodes[v].dependents;
+    for (size_t k = out.size(); k-- > 0;)
+      if (out[k] < n && --indegree[out[k]] == 0) stack.push_back(out[k]);
+  }
+  return order;  // shorter than n in a graph with a cycle: what is there folds
+}
+
+struct Candidate {
+  uint32_t start, period, count;
+  size_t covered() const { return size_t(period) * count; }
+};
+
+std::string node_name(const Node& n) {
+  if (n.type == NodeType::kernel) {
+    const std::string full = n.kernel && !n.kernel->demangled.empty() ? n.kernel->demangled : demangle(n.kernel_name);
+    return full.empty() ? std::string("kernel") : short_kernel_name(full, 40);
+  }
+  return std::string(to_string(n.type));
+}
+
+}  // namespace
+
+size_t Folding::folded_nodes() const {
+  size_t n = 0;
+  for (const auto& r : repeats) n += size_t(r.count) * r.size;
+  return n;
+}
+
+Folding find_repeats(const Graph& g) {
+  Folding f;
+  const size_t n = g.nodes.size();
+  f.repeat_of.assign(n, kNone);
+  f.copy_of.assign(n, kNone);
+  f.place_of.assign(n, kNone);
+  const std::vector<uint32_t> order = chain_order(g);
+  const size_t m = order.size();
+  if (m < 2) return f;
+  std::vector<uint64_t> label(m);
+  for (size_t i = 0; i < m; ++i) label[i] = label_of(g.nodes[order[i]]);
+  std::vector<uint32_t> pos(n, kNone);
+  for (size_t i = 0; i < m; ++i) pos[order[i]] = uint32_t(i);
+
+  // Runs of one period: positions i with label[i] == label[i + p] in a row.
+  // Periods up to a bound that keeps this near 20M comparisons.
+  const size_t max_period = std::min(m / 2, std::max<size_t>(64, size_t(20000000) / m));
+  std::vector<Candidate> cands;
+  for (size_t p = 1; p <= max_period; ++p) {
+    size_t i = 0;
+    while (i + p < m) {
+      if (label[i] != label[i + p]) {
+        ++i;
+        continue;
+      }
+      size_t b = i;
+      while (b + p < m && label[b] == label[b + p]) ++b;
+      const size_t count = (b - i + p) / p;
+      if (count >= 2 && count * p >= kMinCovered) cands.push_back({uint32_t(i), uint32_t(p), uint32_t(count)});
+      i = b;
+    }
+  }
+
+  // The edges inside one copy, and from one copy to the next, must be the
+  // same for every copy; anything else crossing copies breaks the repeat.
+  // How many leading copies repeat cleanly (at least 1).
+  using EdgeKey = std::tuple<uint32_t, uint32_t, uint8_t>;  // from place, to place, type
+  size_t work = 0;                                          // edges looked at, bounded
+  const size_t max_work = size_t(50) << 20;
+  auto clean_prefix = [&](uint32_t start, uint32_t p, uint32_t count, bool* chained) -> uint32_t {
+    const uint32_t end = start + p * count;
+    std::vector<std::vector<EdgeKey>> inside(count), next(count);
+    std::vector<char> broken(count, 0);  // an edge skips a copy, or goes back
+    for (uint32_t q = start; q < end; ++q) {
+      const uint32_t v = order[q];
+      const uint32_t cv = (q - start) / p, jv = (q - start) % p;
+      for (const auto& d : g.nodes[v].dependencies) {
+        ++work;
+        if (d.from >= n || pos[d.from] == kNone) continue;
+        const uint32_t qu = pos[d.from];
+        if (qu < start || qu >= end) continue;
+        const uint32_t cu = (qu - start) / p, ju = (qu - start) % p;
+        if (cv == cu) inside[cu].emplace_back(ju, jv, uint8_t(d.type));
+        else if (cv == cu + 1) next[cu].emplace_back(ju, jv, uint8_t(d.type));
+        else broken[std::min(cu, cv)] = broken[std::max(cu, cv)] = 1;
+      }
+    }
+    for (auto& x : inside) std::sort(x.begin(), x.end());
+    for (auto& x : next) std::sort(x.begin(), x.end());
+    uint32_t k = 1;
+    if (broken[0]) return 1;
+    while (k < count && !broken[k] && inside[k] == inside[0] && (k + 1 == count || k == 1 || next[k - 1] == next[0]))
+      ++k;
+    // The last copy's edges to a next copy are outside the repeat: the
+    // chain test compares the copies before it.
+    while (k >= 2 && next[k - 2] != next[0]) --k;
+    *chained = !next[0].empty() && k >= 2;
+    return k;
+  };
+
+  // Largest first; what does not repeat cleanly, or overlaps a repeat
+  // taken, comes back as the pieces that might.
+  auto smaller = [](const Candidate& a, const Candidate& b) {
+    return std::make_tuple(a.covered(), b.period, b.start) < std::make_tuple(b.covered(), a.period, a.start);
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, decltype(smaller)> queue(smaller, std::move(cands));
+  std::vector<char> taken(m, 0);
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> seen;
+  while (!queue.empty() && work < max_work) {
+    const Candidate c = queue.top();
+    queue.pop();
+    if (c.count < 2 || c.covered() < kMinCovered || !seen.insert({c.start, c.period, c.count}).second) continue;
+    // Overlapping a repeat taken: the copies before it, and those after.
+    uint32_t first_taken = kNone;
+    for (uint32_t q = c.start; q < c.start + c.covered(); ++q)
+      if (taken[q]) {
+        first_taken = q;
+        break;
+      }
+    if (first_taken != kNone) {
+      const uint32_t before = (first_taken - c.start) / c.period;
+      queue.push({c.start, c.period, before});
+      uint32_t resume = first_taken;
+      while (resume < c.start + c.covered() && taken[resume]) ++resume;
+      const uint32_t skip = (resume - c.start + c.period - 1) / c.period;
+      if (skip < c.count) queue.push({c.start + skip * c.period, c.period, c.count - skip});
+      continue;
+    }
+    bool chained = false;
+    const uint32_t clean = clean_prefix(c.start, c.period, c.count, &chained);
+    if (clean < c.count) {
+      // The clean copies, those after them, and all but the first (the
+      // first copy may be the odd one: a chain's head).
+      const uint32_t cut = std::max<uint32_t>(clean, 1);
+      if (clean >= 2) queue.push({c.start, c.period, clean});
+      queue.push({c.start + cut * c.period, c.period, c.count - cut});
+      if (cut > 1) queue.push({c.start + c.period, c.period, c.count - 1});
+      continue;
+    }
+    const uint32_t count = c.count;
+    Repeat r;
+    r.count = count;
+    r.size = c.period;
+    r.chained = chained;
+    r.copies.resize(count);
+    const uint32_t id = uint32_t(f.repeats.size());
+    for (uint32_t k = 0; k < count; ++k)
+      for (uint32_t j = 0; j < c.period; ++j) {
+        const uint32_t q = c.start + k * c.period + j;
+        const uint32_t v = order[q];
+        taken[q] = 1;
+        r.copies[k].push_back(v);
+        f.repeat_of[v] = id, f.copy_of[v] = k, f.place_of[v] = j;
+      }
+    const Node& first = g.nodes[r.copies[0].front()];
+    const Node& last = g.nodes[r.copies[0].back()];
+    r.label = r.size == 1 ? node_name(first)
+                          : "block of " + std::to_string(r.size) + " nodes (" + node_name(first) + " ... " +
+                                node_name(last) + ")";
+    f.repeats.push_back(std::move(r));
+  }
+  return f;
+}
+
+std::string describe_folding(const Folding& f, size_t nodes) {
+  if (f.repeats.empty()) return "";
+  std::string s;
+  for (size_t k = 0; k < f.repeats.size() && k < 4; ++k) {
+    const Repeat& r = f.repeats[k];
+    if (k) s += " + ";
+    s += std::to_string(r.count) + " x " + r.label + (r.chained ? "" : " side by side");
+  }
+  if (f.repeats.size() > 4) s += " + " + std::to_string(f.repeats.size() - 4) + " more repeats";
+  const size_t other = nodes - f.folded_nodes();
+  s += " + " + plural(other, "other node", "other nodes");
+  return s;
+}
+
+}  // namespace graphscope

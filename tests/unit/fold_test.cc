@@ -1,0 +1,121 @@
+// fold.h: structure that repeats, found from the graph alone, and the
+// folded pictures and JSON section made from it.
+#include <doctest/doctest.h>
+
+#include <regex>
+#include <string>
+
+#include "inspect/dot_writer.h"
+#include "inspect/fold.h"
+#include "inspect/graph_json.h"
+#include "inspect/load.h"
+#include "inspect/summary.h"
+#include "inspect/validate.h"
+#include "test_data.h"
+
+using namespace graphscope;
+
+namespace {
+
+// A chain of `layers` copies of the kernels `layer`, after a head kernel.
+GraphDocument layered(uint32_t layers, const std::vector<std::string>& layer) {
+  GraphDocument doc;
+  auto add = [&](const std::string& name) {
+    Node x;
+    x.index = x.node_id = uint32_t(doc.root.nodes.size());
+    x.type = NodeType::kernel;
+    x.kernel_name = name;
+    if (x.index) x.dependencies.push_back({x.index - 1});
+    doc.root.nodes.push_back(x);
+  };
+  add("_Z4headv");
+  for (uint32_t l = 0; l < layers; ++l)
+    for (const auto& k : layer) add(k);
+  link_dependents(doc.root);
+  return doc;
+}
+
+// The picture's size in points, from the SVG's root element.
+std::pair<double, double> svg_size(const std::string& svg) {
+  std::smatch m;
+  REQUIRE(std::regex_search(svg, m, std::regex("width=\"([0-9.]+)pt\" height=\"([0-9.]+)pt\"")));
+  return {std::stod(m[1]), std::stod(m[2])};
+}
+
+}  // namespace
+
+TEST_CASE("the layers of a real transformers Llama graph fold: 4 x 44 nodes in a row") {
+  GraphDocument doc = load_graph(test::data_path("torch/torch_llama.debug_dump.dot"));
+  Folding f = find_repeats(doc.root);
+  REQUIRE(f.repeats.size() == 1);
+  const Repeat& r = f.repeats[0];
+  CHECK(r.count == 4);
+  CHECK(r.size == 44);
+  CHECK(r.chained);
+  CHECK(f.folded_nodes() == 176);
+  // Each copy has the same kernels in the same places.
+  for (uint32_t c = 1; c < r.count; ++c)
+    for (uint32_t j = 0; j < r.size; ++j)
+      CHECK(doc.root.nodes[r.copies[c][j]].kernel_name == doc.root.nodes[r.copies[0][j]].kernel_name);
+  CHECK(describe_folding(f, doc.root.nodes.size()).find("4 x block of 44 nodes") == 0);
+  CHECK(describe_folding(f, doc.root.nodes.size()).find("+ 40 other nodes") != std::string::npos);
+}
+
+TEST_CASE("branches side by side fold, different branches do not") {
+  Folding four = find_repeats(load_graph(test::data_path("torch/torch_four_branch.debug_dump.dot")).root);
+  REQUIRE(four.repeats.size() == 1);
+  CHECK(four.repeats[0].count == 4);
+  CHECK(four.repeats[0].size == 3);
+  CHECK(!four.repeats[0].chained);
+  Folding wide = find_repeats(load_graph(test::data_path("profiles/wide.c1.graph.json")).root);
+  REQUIRE(wide.repeats.size() == 1);
+  CHECK(wide.repeats[0].count == 64);
+  CHECK(wide.repeats[0].size == 1);
+  CHECK(find_repeats(load_graph(test::data_path("torch/torch_two_stream.debug_dump.dot")).root).repeats.empty());
+  CHECK(find_repeats(load_graph(test::data_path("torch/torch_mlp.debug_dump.dot")).root).repeats.empty());
+}
+
+TEST_CASE("a copy that differs is left out of the repeat") {
+  GraphDocument doc = layered(6, {"_Z1av", "_Z1bv", "_Z1cv"});
+  // Layer 4's middle kernel also waits for layer 2's: not like the others.
+  doc.root.nodes[1 + 4 * 3 + 1].dependencies.push_back({1 + 2 * 3});
+  link_dependents(doc.root);
+  Folding f = find_repeats(doc.root);
+  REQUIRE(!f.repeats.empty());
+  for (const Repeat& r : f.repeats)
+    for (const auto& copy : r.copies)
+      for (uint32_t v : copy) {
+        // No repeat holds both ends of the odd edge in different copies.
+        CHECK(!(v == 1 + 4 * 3 + 1 && r.size == 3 && f.copy_of[1 + 2 * 3] != UINT32_MAX &&
+                f.repeat_of[1 + 2 * 3] == f.repeat_of[v]));
+      }
+  CHECK(f.repeats[0].count >= 2);
+}
+
+TEST_CASE("repeats are a view: the JSON lists them, every node stays, and they read back as nothing") {
+  GraphDocument doc = layered(5, {"_Z1av", "_Z1bv"});
+  const std::string text = write_graph_json(doc);
+  CHECK(text.find("\"repeats\": [") != std::string::npos);
+  CHECK(text.find("\"count\": 5, \"size\": 2, \"chained\": true") != std::string::npos);
+  GraphDocument back = read_graph_json(text, "g.json");
+  CHECK(back.root.nodes.size() == 11);
+  CHECK(back.extra_json.empty());
+  const std::string again = write_graph_json(back);  // (now with its source_format)
+  CHECK(write_graph_json(read_graph_json(again, "g.json")) == again);
+  CHECK(format_summary(back, summarize(back), "g.json").find("repeats        5 x block of 2 nodes") != std::string::npos);
+}
+
+TEST_CASE("folded pictures fit: the Llama in two screens, a 100k-node graph instead of a refusal") {
+  GraphDocument llama = load_graph(test::data_path("torch/torch_llama.debug_dump.dot"));
+  auto [w, h] = svg_size(render_svg(llama));
+  MESSAGE("folded Llama: " << w << " x " << h << " pt");
+  CHECK(std::max(w, h) <= 2500);
+  auto [uw, uh] = svg_size(render_svg(llama, kDefaultSvgMaxNodes, nullptr, false));
+  CHECK(std::max(uw, uh) > 2 * std::max(w, h));  // unfolded: one long column
+  // 100,000 nodes of 10,000 layers: folded, drawn, small.
+  GraphDocument big = layered(9999, {"_Z1av", "_Z1bv", "_Z1cv", "_Z1dv", "_Z1ev", "_Z1fv", "_Z4gemmv", "_Z1hv", "_Z1iv",
+                                     "_Z1jv"});
+  CHECK(big.root.nodes.size() == 99991);
+  auto [bw, bh] = svg_size(render_svg(big));
+  CHECK(std::max(bw, bh) <= 2500);
+}
