@@ -84,6 +84,86 @@ std::string node_name(const Node& n) {
   return std::string(to_string(n.type));
 }
 
+// The longest common subsequence of a and b, as the pairs it matches.
+std::vector<std::pair<uint32_t, uint32_t>> common(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  const size_t n = a.size(), m = b.size();
+  std::vector<uint32_t> t((n + 1) * (m + 1), 0);
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;)
+      t[i * (m + 1) + j] = a[i] == b[j] ? t[(i + 1) * (m + 1) + j + 1] + 1
+                                        : std::max(t[(i + 1) * (m + 1) + j], t[i * (m + 1) + j + 1]);
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (size_t i = 0, j = 0; i < n && j < m;) {
+    if (a[i] == b[j]) out.emplace_back(uint32_t(i++), uint32_t(j++));
+    else if (t[(i + 1) * (m + 1) + j] >= t[i * (m + 1) + j + 1]) ++i;
+    else ++j;
+  }
+  return out;
+}
+
+// Next to each repeat, a stretch of about one block's length that matches
+// at least three quarters of the block in order, and is no repeat itself:
+// a copy that differs.
+void find_odd_copies(const Graph& g, const std::vector<uint32_t>& order, const std::vector<uint64_t>& label,
+                     const std::vector<char>& taken, const std::vector<uint32_t>& starts, Folding& f) {
+  const size_t m = order.size();
+  for (uint32_t r = 0; r < f.repeats.size(); ++r) {
+    const Repeat& rp = f.repeats[r];
+    const uint32_t p = rp.size;
+    if (p < 2 || p > 2000) continue;
+    std::vector<uint64_t> block(label.begin() + starts[r], label.begin() + starts[r] + p);
+    const uint32_t slack = std::max<uint32_t>(1, p / 8);
+    for (bool before : {false, true}) {
+      const size_t edge = before ? starts[r] : starts[r] + size_t(p) * rp.count;
+      size_t best_len = 0, best_score = 0;
+      std::vector<std::pair<uint32_t, uint32_t>> best_match;
+      for (uint32_t len = p > slack ? p - slack : 1; len <= p + slack; ++len) {
+        if (before ? len > edge : edge + len > m) continue;
+        const size_t from = before ? edge - len : edge;
+        bool free = true;
+        for (size_t q = from; q < from + len && free; ++q) free = !taken[q];
+        if (!free) continue;
+        std::vector<uint64_t> seg(label.begin() + from, label.begin() + from + len);
+        if (seg == block) continue;  // a clean copy the search did not take (cannot repeat alone)
+        auto match = common(seg, block);
+        const size_t score = match.size() * 4;
+        if (match.size() * 4 < size_t(p) * 3) continue;
+        if (score > best_score || (score == best_score && (len > p ? len - p : p - len) < (best_len > p ? best_len - p : p - best_len)))
+          best_score = score, best_len = len, best_match = std::move(match);
+      }
+      if (!best_len) continue;
+      const size_t from = before ? edge - best_len : edge;
+      bool known = false;  // the gap between two repeats of one block, seen from the other side
+      for (const OddCopy& o : f.odd) known = known || o.nodes.front() == order[from];
+      if (known) continue;
+      OddCopy odd;
+      odd.repeat = r;
+      odd.before = before;
+      for (size_t q = from; q < from + best_len; ++q) odd.nodes.push_back(order[q]);
+      // What differs: nodes of this copy the block lacks, and the reverse.
+      std::vector<char> in_seg(best_len, 0), in_block(p, 0);
+      for (const auto& [i, j] : best_match) in_seg[i] = 1, in_block[j] = 1;
+      std::vector<std::string> extra, missing;
+      for (size_t i = 0; i < best_len; ++i)
+        if (!in_seg[i]) extra.push_back(node_name(g.nodes[order[from + i]]));
+      for (size_t j = 0; j < p; ++j)
+        if (!in_block[j]) missing.push_back(node_name(g.nodes[rp.copies[0][j]]));
+      auto list = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (size_t k = 0; k < v.size() && k < 3; ++k) s += (k ? ", " : "") + v[k];
+        if (v.size() > 3) s += ", ...";
+        return s;
+      };
+      if (!extra.empty()) odd.difference = "+" + plural(extra.size(), "node", "nodes") + " (" + list(extra) + ")";
+      if (!missing.empty())
+        odd.difference += std::string(odd.difference.empty() ? "" : ", ") + "-" +
+                          plural(missing.size(), "node", "nodes") + " (" + list(missing) + ")";
+      if (odd.difference.empty()) odd.difference = "other edges";
+      f.odd.push_back(std::move(odd));
+    }
+  }
+}
+
 }  // namespace
 
 size_t Folding::folded_nodes() const {
@@ -169,6 +249,7 @@ Folding find_repeats(const Graph& g) {
   };
   std::priority_queue<Candidate, std::vector<Candidate>, decltype(smaller)> queue(smaller, std::move(cands));
   std::vector<char> taken(m, 0);
+  std::vector<uint32_t> starts;  // per repeat: its first position in `order`
   std::set<std::tuple<uint32_t, uint32_t, uint32_t>> seen;
   while (!queue.empty() && work < max_work) {
     const Candidate c = queue.top();
@@ -188,6 +269,29 @@ Folding find_repeats(const Graph& g) {
       while (resume < c.start + c.covered() && taken[resume]) ++resume;
       const uint32_t skip = (resume - c.start + c.period - 1) / c.period;
       if (skip < c.count) queue.push({c.start + skip * c.period, c.period, c.count - skip});
+      continue;
+    }
+    // A run of a block taken already, started elsewhere in the block (after
+    // a copy that differs): its copies begin where the block's begin.
+    uint32_t shift = 0;
+    for (size_t r = 0; r < f.repeats.size() && !shift; ++r) {
+      if (f.repeats[r].size != c.period) continue;
+      const uint64_t* b = &label[starts[r]];
+      const uint64_t* x = &label[c.start];
+      for (uint32_t o = 1; o < c.period && !shift; ++o) {
+        bool rotated = true;
+        for (uint32_t i = 0; i < c.period && rotated; ++i) rotated = x[i] == b[(i + o) % c.period];
+        if (rotated) shift = c.period - o;
+      }
+    }
+    if (shift) {
+      // As many whole copies as follow from there.
+      const uint32_t from = c.start + shift;
+      uint32_t count = 1;
+      while (size_t(from) + size_t(count + 1) * c.period <= m &&
+             std::equal(&label[from], &label[from] + c.period, &label[from + count * c.period]))
+        ++count;
+      queue.push({from, c.period, count});
       continue;
     }
     bool chained = false;
@@ -222,7 +326,9 @@ Folding find_repeats(const Graph& g) {
                           : "block of " + std::to_string(r.size) + " nodes (" + node_name(first) + " ... " +
                                 node_name(last) + ")";
     f.repeats.push_back(std::move(r));
+    starts.push_back(c.start);
   }
+  find_odd_copies(g, order, label, taken, starts, f);
   return f;
 }
 
@@ -237,6 +343,11 @@ std::string describe_folding(const Folding& f, size_t nodes) {
   if (f.repeats.size() > 4) s += " + " + std::to_string(f.repeats.size() - 4) + " more repeats";
   const size_t other = nodes - f.folded_nodes();
   s += " + " + plural(other, "other node", "other nodes");
+  for (size_t k = 0; k < f.odd.size() && k < 3; ++k) {
+    const OddCopy& o = f.odd[k];
+    s += "; next to the " + std::to_string(f.repeats[o.repeat].count) + " x, one copy differs: " + o.difference +
+         " (nodes " + std::to_string(o.nodes.front()) + ".." + std::to_string(o.nodes.back()) + ")";
+  }
   return s;
 }
 

@@ -24,8 +24,19 @@ struct Repeat {
   std::string label;     // what the block does: its first and last nodes' names
 };
 
+/// A copy of a repeat's block that differs from the others: the nodes
+/// right after its last copy (or right before its first) look like one more
+/// copy but are not one (a layer with an extra kernel, or one missing).
+struct OddCopy {
+  uint32_t repeat = 0;          // the repeat it would belong to
+  bool before = false;          // before its first copy, else after its last
+  std::vector<uint32_t> nodes;  // in order
+  std::string difference;       // "+1 node (kernel X)", "-2 nodes (...)", "other kernels"
+};
+
 struct Folding {
   std::vector<Repeat> repeats;  // largest first
+  std::vector<OddCopy> odd;     // copies that differ from their siblings
   /// Per root node: its repeat (index into repeats) or UINT32_MAX, its copy
   /// and its place in the copy.
   std::vector<uint32_t> repeat_of, copy_of, place_of;
@@ -38,8 +49,8 @@ struct Folding {
 /// next, for chained ones). Greedy by nodes covered; at most one level.
 Folding find_repeats(const Graph& g);
 
-/// "4 x block of 44 nodes (rms_norm ... add) + 40 other nodes"; "" when
-/// nothing repeats.
+/// "4 x block of 44 nodes (rms_norm ... add) + 40 other nodes", and the
+/// copies that differ; "" when nothing repeats.
 std::string describe_folding(const Folding& f, size_t nodes);
 
 }  // namespace graphscope

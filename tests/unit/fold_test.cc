@@ -119,3 +119,35 @@ TEST_CASE("folded pictures fit: the Llama in two screens, a 100k-node graph inst
   auto [bw, bh] = svg_size(render_svg(big));
   CHECK(std::max(bw, bh) <= 2500);
 }
+
+TEST_CASE("the one layer that differs from its siblings is named") {
+  // Eight layers of six kernels; layer 5 (index 4) has one more kernel.
+  GraphDocument doc;
+  auto add = [&](const std::string& name) {
+    Node x;
+    x.index = x.node_id = uint32_t(doc.root.nodes.size());
+    x.type = NodeType::kernel;
+    x.kernel_name = name;
+    if (x.index) x.dependencies.push_back({x.index - 1});
+    doc.root.nodes.push_back(x);
+  };
+  add("_Z5embedv");
+  for (int l = 0; l < 8; ++l) {
+    for (const char* k : {"_Z4normv", "_Z4gemmv", "_Z4ropev", "_Z4attnv", "_Z4gemmv", "_Z3addv"}) {
+      add(k);
+      if (l == 4 && std::string(k) == "_Z4attnv") add("_Z7dropoutv");
+    }
+  }
+  add("_Z4headv");
+  link_dependents(doc.root);
+  Folding f = find_repeats(doc.root);
+  REQUIRE(f.odd.size() == 1);
+  CHECK(f.odd[0].nodes.size() == 7);
+  CHECK(f.odd[0].nodes.front() == 1 + 4 * 6);
+  CHECK(f.odd[0].difference == "+1 node (dropout)");
+  const std::string text = describe_folding(f, doc.root.nodes.size());
+  CHECK(text.find("one copy differs: +1 node (dropout) (nodes 25..31)") != std::string::npos);
+  // Without the odd layer: nothing differs.
+  CHECK(find_repeats(layered(8, {"_Z4normv", "_Z4gemmv", "_Z4ropev", "_Z4attnv", "_Z4gemmv", "_Z3addv"}).root).odd.empty());
+  CHECK(find_repeats(load_graph(test::data_path("torch/torch_llama.debug_dump.dot")).root).odd.empty());
+}
