@@ -22,6 +22,7 @@ struct CheckCli {
   std::string graph, rules_file, profile, baseline, output = "-", junit;
   bool json = false;
   uint64_t max_nodes = 0, max_kernels = 0, max_depth = 0;
+  bool identical_repeats = false;
   std::vector<std::string> forbid;
   double tolerance = 0, blocking_fake = 0, efficiency = 0;
   // Which rule flags were given (a flag overrides the rules file only then).
@@ -64,6 +65,7 @@ CheckRules rules_from_flags(const CheckCli& c) {
   if (c.max_nodes_opt->count()) r.max_nodes = c.max_nodes;
   if (c.max_kernels_opt->count()) r.max_kernels = c.max_kernels;
   if (c.max_depth_opt->count()) r.max_depth = c.max_depth;
+  if (c.identical_repeats) r.identical_repeats = true;
   for (const auto& name : c.forbid) {
     NodeType t = parse_forbidden_type(name, ExitCode::usage, "--forbid");
     if (std::find(r.forbid_types.begin(), r.forbid_types.end(), t) == r.forbid_types.end())
@@ -143,6 +145,8 @@ Handler declare_check(CLI::App& sub) {
       ->allow_extra_args(false)  // one type per --forbid: the GRAPH after it stays positional
       ->take_all()
       ->delimiter(',');
+  sub.add_flag("--identical-repeats", c->identical_repeats,
+               "No copy of a repeated block (layers, branches) differs from its siblings");
   c->max_depth_opt =
       sub.add_option("--max-depth", c->max_depth, "At most N nodes on the longest path of the root graph")
           ->check(whole_number());

@@ -7,6 +7,7 @@
 
 #include "demangle.h"
 #include "error.h"
+#include "fold.h"
 #include "json_read.h"
 #include "json_tape.h"
 #include "json_writer.h"
@@ -22,7 +23,7 @@ using namespace rules_key;
 }  // namespace
 
 bool CheckRules::empty() const {
-  return !max_nodes && !max_kernels && forbid_types.empty() && !max_depth && baseline.empty() &&
+  return !max_nodes && !max_kernels && forbid_types.empty() && !max_depth && !identical_repeats && baseline.empty() &&
          !node_count_tolerance_pct && !max_blocking_fake_us && !min_critical_path_efficiency;
 }
 
@@ -43,6 +44,7 @@ void override_rules(CheckRules& base, const CheckRules& flags) {
   if (flags.max_kernels) base.max_kernels = flags.max_kernels;
   if (!flags.forbid_types.empty()) base.forbid_types = flags.forbid_types;
   if (flags.max_depth) base.max_depth = flags.max_depth;
+  if (flags.identical_repeats) base.identical_repeats = true;
   if (!flags.baseline.empty()) base.baseline = flags.baseline;
   if (flags.node_count_tolerance_pct) base.node_count_tolerance_pct = flags.node_count_tolerance_pct;
   if (flags.max_blocking_fake_us) base.max_blocking_fake_us = flags.max_blocking_fake_us;
@@ -108,6 +110,7 @@ std::string offender_name(const CheckOffender& o) {
 
 std::string describe(const CheckOffender& o) {
   std::string s = offender_name(o);
+  if (!o.delay_us && !o.cause.empty()) return s + " (" + printable(o.cause) + ")";  // what makes it differ
   if (o.delay_us) {
     s += " " + num2(*o.delay_us) + " us";
     if (o.blocker) {
@@ -191,6 +194,34 @@ CheckResult run_checks(const GraphDocument& doc, const ProfileDocument* profile,
     out.results.push_back(count_rule(kMaxDepth, depth, *rules.max_depth, "node on the longest path",
                                      "nodes on the longest path", "root graph"));
     out.results.back().unit = "nodes";
+  }
+  if (rules.identical_repeats) {
+    // Copies of a repeated block (layers, branches) that differ from their
+    // siblings: one offender each, named by its first node.
+    const Folding f = find_repeats(doc.root);
+    RuleResult r;
+    r.rule = std::string(kIdenticalRepeats);
+    r.measured = double(f.odd.size());
+    r.limit = 0;
+    r.unit = "copies";
+    r.passed = f.odd.empty();
+    r.offender_count = f.odd.size();
+    for (const OddCopy& o : f.odd) {
+      if (r.offenders.size() >= kMaxOffenders) break;
+      const Node& first = doc.root.nodes[o.nodes.front()];
+      CheckOffender x;
+      x.node = std::to_string(first.index);
+      x.node_type = std::string(to_string(first.type));
+      x.kernel_name = first.type == NodeType::kernel ? first.kernel_name : "";
+      x.cause = o.difference;
+      r.offenders.push_back(std::move(x));
+    }
+    r.summary = plural(f.odd.size(), "copy that differs", "copies that differ") + (r.passed ? " = 0" : " > 0");
+    r.note = plural(f.repeats.size(), "repeated block", "repeated blocks") + " in the root graph";
+    for (const OddCopy& o : f.odd)
+      r.details.emplace_back("differs_at_node_" + std::to_string(o.nodes.front()), double(o.nodes.size()));
+    finish(r);
+    out.results.push_back(std::move(r));
   }
   if (rules.node_count_tolerance_pct && baseline) {
     double tol = *rules.node_count_tolerance_pct;

@@ -24,6 +24,7 @@ struct CheckRules {
   std::optional<uint64_t> max_kernels;  // kernel nodes, nested bodies included
   std::vector<NodeType> forbid_types;   // no node of these types, anywhere
   std::optional<uint64_t> max_depth;    // nodes on the longest path of the root graph
+  bool identical_repeats = false;       // no copy of a repeated block differs from its siblings (fold.h)
   // The node count within +-pct percent of the baseline document's.
   std::string baseline;  // a graph document path ("" none); relative paths of a
                          // rules file are already resolved against its directory

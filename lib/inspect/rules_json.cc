@@ -15,8 +15,8 @@ namespace {
 
 using Kind = JsonTape::Kind;
 using namespace rules_key;
-constexpr std::string_view kRuleKeys[] = {"schema",  kMaxNodes,  kMaxKernels,   kForbidTypes, kMaxDepth,
-                                          kBaseline, kTolerance, kBlockingFake, kEfficiency};
+constexpr std::string_view kRuleKeys[] = {"schema",   kMaxNodes, kMaxKernels, kForbidTypes,  kMaxDepth,
+                                          kIdenticalRepeats, kBaseline, kTolerance,  kBlockingFake, kEfficiency};
 
 // Edits between a and b, a swap of neighbours counting as one ("hots" is one
 // edit from "host").
@@ -99,6 +99,8 @@ CheckRules parse_check_rules(const std::string& text, const std::string& origin)
       rules.max_kernels = r.count(v, path, "a count of kernels");
     else if (k == kMaxDepth)
       rules.max_depth = r.count(v, path, "a count of nodes on the longest path");
+    else if (k == kIdenticalRepeats)
+      rules.identical_repeats = r.boolean(v, path);
     else if (k == kForbidTypes) {
       if (r.kind(v) != Kind::array) r.wrong(v, path, "an array of node type names");
       for (uint32_t j = 0, m = t.at(v).count; j < m; ++j) {
@@ -148,6 +150,7 @@ std::string write_rules_json(const CheckRules& r) {
     w.end_array();
   }
   if (r.max_depth) w.key(kMaxDepth).value(*r.max_depth);
+  if (r.identical_repeats) w.key(kIdenticalRepeats).value(true);
   if (!r.baseline.empty()) w.key(kBaseline).value(r.baseline);
   if (r.node_count_tolerance_pct) w.key(kTolerance).value(*r.node_count_tolerance_pct);
   if (r.max_blocking_fake_us) w.key(kBlockingFake).value(*r.max_blocking_fake_us);

@@ -19,6 +19,7 @@ inline constexpr std::string_view kMaxNodes = "max_nodes";
 inline constexpr std::string_view kMaxKernels = "max_kernels";
 inline constexpr std::string_view kForbidTypes = "forbid_types";
 inline constexpr std::string_view kMaxDepth = "max_depth";
+inline constexpr std::string_view kIdenticalRepeats = "identical_repeats";
 inline constexpr std::string_view kBaseline = "baseline";
 inline constexpr std::string_view kTolerance = "node_count_tolerance_pct";
 inline constexpr std::string_view kBlockingFake = "max_blocking_fake_us";
@@ -26,7 +27,7 @@ inline constexpr std::string_view kEfficiency = "min_critical_path_efficiency";
 }  // namespace rules_key
 
 /// Parses a rules file: a JSON object with "schema": "graphscope.rules/1" and
-/// the keys max_nodes, max_kernels, forbid_types, max_depth, baseline,
+/// the keys max_nodes, max_kernels, forbid_types, max_depth, identical_repeats, baseline,
 /// node_count_tolerance_pct, max_blocking_fake_us and
 /// min_critical_path_efficiency. Unknown and repeated keys are errors. A
 /// relative baseline is resolved against origin's directory. Throws

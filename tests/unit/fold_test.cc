@@ -5,10 +5,13 @@
 #include <regex>
 #include <string>
 
+#include "inspect/check.h"
 #include "inspect/dot_writer.h"
+#include "inspect/error.h"
 #include "inspect/fold.h"
 #include "inspect/graph_json.h"
 #include "inspect/load.h"
+#include "inspect/rules_json.h"
 #include "inspect/summary.h"
 #include "inspect/validate.h"
 #include "test_data.h"
@@ -150,4 +153,33 @@ TEST_CASE("the one layer that differs from its siblings is named") {
   // Without the odd layer: nothing differs.
   CHECK(find_repeats(layered(8, {"_Z4normv", "_Z4gemmv", "_Z4ropev", "_Z4attnv", "_Z4gemmv", "_Z3addv"}).root).odd.empty());
   CHECK(find_repeats(load_graph(test::data_path("torch/torch_llama.debug_dump.dot")).root).odd.empty());
+}
+
+TEST_CASE("check's identical_repeats rule: the copy that differs fails it, a rules file and the flag set it") {
+  GraphDocument doc;
+  auto add = [&](const std::string& name) {
+    Node x;
+    x.index = x.node_id = uint32_t(doc.root.nodes.size());
+    x.type = NodeType::kernel;
+    x.kernel_name = name;
+    if (x.index) x.dependencies.push_back({x.index - 1});
+    doc.root.nodes.push_back(x);
+  };
+  add("_Z5embedv");
+  for (int l = 0; l < 8; ++l)
+    for (const char* k : {"_Z4normv", "_Z4gemmv", "_Z4ropev", "_Z4attnv", "_Z4gemmv", "_Z3addv"}) {
+      add(k);
+      if (l == 4 && std::string(k) == "_Z4attnv") add("_Z7dropoutv");
+    }
+  link_dependents(doc.root);
+  CheckRules rules = parse_check_rules(R"({"schema": "graphscope.rules/1", "identical_repeats": true})", "r.json");
+  CHECK(rules.identical_repeats);
+  CHECK(write_rules_json(rules).find("\"identical_repeats\": true") != std::string::npos);
+  CheckResult r = run_checks(doc, nullptr, nullptr, rules);
+  REQUIRE(r.results.size() == 1);
+  CHECK(!r.passed());
+  CHECK(r.results[0].message ==
+        "1 copy that differs > 0 (2 repeated blocks in the root graph): node 25 norm (+1 node (dropout))");
+  CHECK(run_checks(load_graph(test::data_path("torch/torch_llama.debug_dump.dot")), nullptr, nullptr, rules).passed());
+  CHECK_THROWS_AS(parse_check_rules(R"({"schema": "graphscope.rules/1", "identical_repeats": 1})", "r.json"), Error);
 }
