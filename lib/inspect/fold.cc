@@ -4,6 +4,7 @@
 #include <queue>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "demangle.h"
 #include "text.h"
@@ -186,11 +187,35 @@ Folding find_repeats(const Graph& g) {
   std::vector<uint32_t> pos(n, kNone);
   for (size_t i = 0; i < m; ++i) pos[order[i]] = uint32_t(i);
 
+  // The periods worth trying: the distances between one node and the next
+  // of the same kind and name, the most frequent first (a block's length
+  // shows up once per node of each copy), and all short ones.
+  std::vector<size_t> periods;
+  {
+    std::unordered_map<uint64_t, uint32_t> last;
+    std::unordered_map<uint32_t, uint32_t> gaps;
+    last.reserve(m);
+    for (uint32_t i = 0; i < m; ++i) {
+      auto [it, added] = last.emplace(label[i], i);
+      if (!added) {
+        const uint32_t gap = i - it->second;
+        if (gap <= m / 2) ++gaps[gap];
+        it->second = i;
+      }
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> by_count;  // (count, gap)
+    for (const auto& [gap, count] : gaps)
+      if (count >= 2 || gap <= 8) by_count.emplace_back(count, gap);
+    std::sort(by_count.begin(), by_count.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    for (size_t p = 1; p <= std::min<size_t>(8, m / 2); ++p) periods.push_back(p);
+    for (size_t k = 0; k < by_count.size() && periods.size() < 72; ++k)
+      if (by_count[k].second > 8) periods.push_back(by_count[k].second);
+  }
   // Runs of one period: positions i with label[i] == label[i + p] in a row.
-  // Periods up to a bound that keeps this near 20M comparisons.
-  const size_t max_period = std::min(m / 2, std::max<size_t>(64, size_t(20000000) / m));
   std::vector<Candidate> cands;
-  for (size_t p = 1; p <= max_period; ++p) {
+  for (size_t p : periods) {
     size_t i = 0;
     while (i + p < m) {
       if (label[i] != label[i + p]) {
