@@ -4,24 +4,16 @@
 #include <map>
 #include <tuple>
 
+#include "hash.h"
 #include "topology.h"
 
 namespace graphscope::diff_match {
 
-uint64_t mix(uint64_t x) {  // splitmix64's finalizer
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+uint64_t mix(uint64_t x) { return hash_mix(x); }
 uint64_t combine(uint64_t h, uint64_t v) {
   return mix(h ^ (v + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2)));
 }
-uint64_t hash_text(std::string_view s) {  // FNV-1a: the same on every platform
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
+uint64_t hash_text(std::string_view s) { return ::graphscope::hash_text(s); }
 uint64_t hash_dim(uint64_t h, const Dim3& d) {
   return combine(combine(combine(h, d.x), d.y), d.z);
 }

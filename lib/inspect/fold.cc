@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "demangle.h"
+#include "hash.h"
 #include "text.h"
 
 namespace graphscope {
@@ -16,19 +17,8 @@ constexpr uint32_t kNone = UINT32_MAX;
 // A repeat covers at least this many nodes (2 x 2 is too small to help).
 constexpr size_t kMinCovered = 6;
 
-uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  return x ^ (x >> 33);
-}
-
-uint64_t hash_text(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
+using ::graphscope::hash_text;
+uint64_t mix(uint64_t x) { return hash_mix(x); }
 
 // What a node is, as far as folding cares: its kind, name and sizes.
 uint64_t label_of(const Node& n) {

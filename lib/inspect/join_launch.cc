@@ -11,6 +11,7 @@
 
 #include "demangle.h"
 #include "error.h"
+#include "hash.h"
 #include "join.h"
 #include "parallel.h"
 #include "text.h"
@@ -21,13 +22,7 @@ namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
-uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  return x ^ (x >> 33);
-}
+uint64_t mix(uint64_t x) { return hash_mix(x); }
 
 // The kind of record a node of this type makes; other for none. Host
 // nodes run on the CPU: no device record.

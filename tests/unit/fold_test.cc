@@ -20,22 +20,44 @@ using namespace graphscope;
 
 namespace {
 
-// A chain of `layers` copies of the kernels `layer`, after a head kernel.
-GraphDocument layered(uint32_t layers, const std::vector<std::string>& layer) {
+// A chain of kernels, one after the other.
+struct Chain {
   GraphDocument doc;
-  auto add = [&](const std::string& name) {
+  void add(const std::string& name) {
     Node x;
     x.index = x.node_id = uint32_t(doc.root.nodes.size());
     x.type = NodeType::kernel;
     x.kernel_name = name;
     if (x.index) x.dependencies.push_back({x.index - 1});
     doc.root.nodes.push_back(x);
-  };
-  add("_Z4headv");
+  }
+  GraphDocument done() {
+    link_dependents(doc.root);
+    return doc;
+  }
+};
+
+// A chain of `layers` copies of the kernels `layer`, after a head kernel.
+GraphDocument layered(uint32_t layers, const std::vector<std::string>& layer) {
+  Chain c;
+  c.add("_Z4headv");
   for (uint32_t l = 0; l < layers; ++l)
-    for (const auto& k : layer) add(k);
-  link_dependents(doc.root);
-  return doc;
+    for (const auto& k : layer) c.add(k);
+  return c.done();
+}
+
+// Eight layers of six kernels after an embedding; the fifth layer has one
+// more kernel (dropout) after its attention.
+GraphDocument eight_layers_one_odd() {
+  Chain c;
+  c.add("_Z5embedv");
+  for (int l = 0; l < 8; ++l)
+    for (const char* k : {"_Z4normv", "_Z4gemmv", "_Z4ropev", "_Z4attnv", "_Z4gemmv", "_Z3addv"}) {
+      c.add(k);
+      if (l == 4 && std::string(k) == "_Z4attnv") c.add("_Z7dropoutv");
+    }
+  c.add("_Z4headv");
+  return c.done();
 }
 
 // The picture's size in points, from the SVG's root element.
@@ -124,25 +146,7 @@ TEST_CASE("folded pictures fit: the Llama in two screens, a 100k-node graph inst
 }
 
 TEST_CASE("the one layer that differs from its siblings is named") {
-  // Eight layers of six kernels; layer 5 (index 4) has one more kernel.
-  GraphDocument doc;
-  auto add = [&](const std::string& name) {
-    Node x;
-    x.index = x.node_id = uint32_t(doc.root.nodes.size());
-    x.type = NodeType::kernel;
-    x.kernel_name = name;
-    if (x.index) x.dependencies.push_back({x.index - 1});
-    doc.root.nodes.push_back(x);
-  };
-  add("_Z5embedv");
-  for (int l = 0; l < 8; ++l) {
-    for (const char* k : {"_Z4normv", "_Z4gemmv", "_Z4ropev", "_Z4attnv", "_Z4gemmv", "_Z3addv"}) {
-      add(k);
-      if (l == 4 && std::string(k) == "_Z4attnv") add("_Z7dropoutv");
-    }
-  }
-  add("_Z4headv");
-  link_dependents(doc.root);
+  GraphDocument doc = eight_layers_one_odd();
   Folding f = find_repeats(doc.root);
   REQUIRE(f.odd.size() == 1);
   CHECK(f.odd[0].nodes.size() == 7);
@@ -156,22 +160,7 @@ TEST_CASE("the one layer that differs from its siblings is named") {
 }
 
 TEST_CASE("check's identical_repeats rule: the copy that differs fails it, a rules file and the flag set it") {
-  GraphDocument doc;
-  auto add = [&](const std::string& name) {
-    Node x;
-    x.index = x.node_id = uint32_t(doc.root.nodes.size());
-    x.type = NodeType::kernel;
-    x.kernel_name = name;
-    if (x.index) x.dependencies.push_back({x.index - 1});
-    doc.root.nodes.push_back(x);
-  };
-  add("_Z5embedv");
-  for (int l = 0; l < 8; ++l)
-    for (const char* k : {"_Z4normv", "_Z4gemmv", "_Z4ropev", "_Z4attnv", "_Z4gemmv", "_Z3addv"}) {
-      add(k);
-      if (l == 4 && std::string(k) == "_Z4attnv") add("_Z7dropoutv");
-    }
-  link_dependents(doc.root);
+  GraphDocument doc = eight_layers_one_odd();
   CheckRules rules = parse_check_rules(R"({"schema": "graphscope.rules/1", "identical_repeats": true})", "r.json");
   CHECK(rules.identical_repeats);
   CHECK(write_rules_json(rules).find("\"identical_repeats\": true") != std::string::npos);
