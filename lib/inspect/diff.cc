@@ -43,6 +43,7 @@
 
 #include "demangle.h"
 #include "diff_match.h"
+#include "fold.h"
 #include "json_writer.h"
 #include "text.h"
 
@@ -288,6 +289,46 @@ bool StructureDiff::same() const {
          a_width == b_width;
 }
 
+namespace {
+
+// The root nodes that differ on one side, and whether they all lie in one
+// copy of a repeated block (or the copy that differs next to one) there.
+std::string locate(const char* side, const GraphDocument& doc, const std::vector<uint32_t>& nodes) {
+  if (nodes.empty()) return "";
+  const Folding f = find_repeats(doc.root);
+  const size_t n = doc.root.nodes.size();
+  for (const OddCopy& o : f.odd) {
+    std::vector<uint32_t> in(o.nodes);
+    std::sort(in.begin(), in.end());
+    bool all = true;
+    for (uint32_t v : nodes) all = all && std::binary_search(in.begin(), in.end(), v);
+    if (all)
+      return std::string("in ") + side + ", all of them lie in the copy that differs next to the " +
+             std::to_string(f.repeats[o.repeat].count) + " x " + f.repeats[o.repeat].label + " (nodes " +
+             std::to_string(o.nodes.front()) + ".." + std::to_string(o.nodes.back()) + ": " + o.difference + ")";
+  }
+  const uint32_t r = nodes[0] < n ? f.repeat_of[nodes[0]] : UINT32_MAX, c = nodes[0] < n ? f.copy_of[nodes[0]] : 0;
+  if (r == UINT32_MAX) return "";
+  for (uint32_t v : nodes)
+    if (v >= n || f.repeat_of[v] != r || f.copy_of[v] != c) return "";
+  return std::string("in ") + side + ", all of them lie in copy " + std::to_string(c + 1) + " of the " +
+         std::to_string(f.repeats[r].count) + " x " + f.repeats[r].label;
+}
+
+}  // namespace
+
+void locate_in_repeats(const GraphDocument& a, const GraphDocument& b, GraphDiff& d) {
+  std::vector<uint32_t> in_a, in_b;
+  for (const NodeGroup& g : d.root.removed) in_a.insert(in_a.end(), g.nodes.begin(), g.nodes.end());
+  for (const NodeGroup& g : d.root.added) in_b.insert(in_b.end(), g.nodes.begin(), g.nodes.end());
+  for (const ChangeGroup& g : d.root.changed)
+    for (const auto& [x, y] : g.nodes) in_a.push_back(x), in_b.push_back(y);
+  for (auto [side, doc, nodes] : {std::make_tuple("A", &a, &in_a), std::make_tuple("B", &b, &in_b)}) {
+    std::string w = locate(side, *doc, *nodes);
+    if (!w.empty()) d.where.push_back(std::move(w));
+  }
+}
+
 GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const DiffOptions& options) {
   GraphDiff d;
   d.options = options;
@@ -307,6 +348,7 @@ GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const Diff
   c.memset_shape = shape(a, ra) && shape(b, rb);
   d.edge_types_compared = c.edge_types;
   d.root = diff_structure(c, a.root, b.root);
+  locate_in_repeats(a, b, d);
 
   // Say what could not be compared, and why, rather than call it the same.
   auto lacking = [&](bool in_a, bool in_b) {

@@ -115,9 +115,15 @@ struct GraphDiff {
   DiffOptions options;
   bool edge_types_compared = true;  // false when one side cannot record them
   std::vector<std::string> notes;   // what could not be compared, and why
+  /// Where the root graph's differences lie, when that is in one copy of a
+  /// repeated block (fold.h) of a side: "in B, ... the copy that differs".
+  std::vector<std::string> where;
   StructureDiff root;
   bool same() const { return root.same(); }
 };
+
+/// Fills d.where from the documents' repeats (diff_graphs calls it).
+void locate_in_repeats(const GraphDocument& a, const GraphDocument& b, GraphDiff& d);
 
 /// Compares two graph documents (validated, as load_graph returns them).
 GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const DiffOptions& options = {});

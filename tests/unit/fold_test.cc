@@ -6,6 +6,7 @@
 #include <string>
 
 #include "inspect/check.h"
+#include "inspect/diff.h"
 #include "inspect/dot_writer.h"
 #include "inspect/error.h"
 #include "inspect/fold.h"
@@ -171,4 +172,27 @@ TEST_CASE("check's identical_repeats rule: the copy that differs fails it, a rul
         "1 copy that differs > 0 (2 repeated blocks in the root graph): node 25 norm (+1 node (dropout))");
   CHECK(run_checks(load_graph(test::data_path("torch/torch_llama.debug_dump.dot")), nullptr, nullptr, rules).passed());
   CHECK_THROWS_AS(parse_check_rules(R"({"schema": "graphscope.rules/1", "identical_repeats": 1})", "r.json"), Error);
+}
+
+TEST_CASE("diff says when what changed lies in one copy of a repeated block") {
+  GraphDocument same = layered(8, {"_Z4normv", "_Z4gemmv", "_Z4ropev", "_Z4attnv", "_Z4gemmv", "_Z3addv"});
+  // The head kernel of layered() is "_Z4headv", eight_layers_one_odd()'s
+  // "_Z5embedv" and a tail: compare two from one builder.
+  GraphDocument odd = eight_layers_one_odd();
+  GraphDocument base = eight_layers_one_odd();
+  // base: the odd kernel removed, its successor wired to its predecessor.
+  base.root.nodes.erase(base.root.nodes.begin() + 29);
+  for (auto& x : base.root.nodes) {
+    if (x.index > 29) --x.index, --x.node_id;
+    for (auto& d : x.dependencies)
+      if (d.from >= 29) --d.from;
+  }
+  link_dependents(base.root);
+  GraphDiff d = diff_graphs(base, odd);
+  CHECK(!d.same());
+  REQUIRE(d.where.size() == 1);
+  CHECK(d.where[0] ==
+        "in B, all of them lie in the copy that differs next to the 4 x block of 6 nodes (norm ... add) (nodes "
+        "25..31: +1 node (dropout))");
+  CHECK(diff_graphs(same, same).where.empty());
 }
