@@ -468,19 +468,12 @@ constexpr size_t kPropagateWork = size_t(4) << 20;
 // order, each to a node of its class whose predecessors' records had ended
 // by then (within the slack); where several could take it, the one the
 // driver keeps on that stream (the node's stream in the first launch, else
-// its predecessor's), else the one ready longest. Where the choice was
-// between nodes that are not twins, a tie, to explore.
+// its predecessor's), else the one ready longest.
 class Assigner {
  public:
   struct Result {
     std::vector<uint32_t> rec_of;  // per node: activity index, or kNone
     std::vector<char> forced;      // no node was ready for its record
-    size_t infeasible = 0, crossings = 0;
-    bool better_than(const Result& o) const {
-      if (infeasible != o.infeasible) return infeasible < o.infeasible;
-      return crossings < o.crossings;
-    }
-    bool as_good_as(const Result& o) const { return infeasible == o.infeasible && crossings == o.crossings; }
   };
 
   Assigner(const Launch& l, const GraphDocument& doc, const Adjacency& adj, const std::vector<Activity>& acts,
@@ -617,7 +610,7 @@ class Assigner {
   /// The records left to node v (all of its class's without domains).
   size_t domain_size(uint32_t v) const { return have_domains_ ? dom_[v].size() : SIZE_MAX; }
 
-  Result run(uint32_t force_rec = kNone, uint32_t force_node = kNone) {
+  Result run() {
     const size_t n = g_.nodes.size();
     Result r;
     r.rec_of.assign(n, kNone);
@@ -643,10 +636,7 @@ class Assigner {
         pend.pop_back();
       }
       size_t at = SIZE_MAX;
-      if (rec == force_rec)
-        for (size_t k = 0; k < ready.size(); ++k)
-          if (ready[k] == force_node) at = k;
-      if (at == SIZE_MAX && ready.empty()) {
+      if (ready.empty()) {
         // No node of the class was ready: out of the graph's order. The
         // one ready soonest takes it.
         if (pend.empty()) continue;
@@ -655,7 +645,6 @@ class Assigner {
         pend.pop_back();
         at = 0;
         r.forced[ready[0]] = 1;
-        ++r.infeasible;
       }
       if (at == SIZE_MAX) {
         // Among the ready nodes that may have this record (their domain).
@@ -664,7 +653,6 @@ class Assigner {
         if (at == SIZE_MAX) {
           at = 0;
           r.forced[ready[0]] = 1;
-          ++r.infeasible;
         }
       }
       const uint32_t v = ready[at];
@@ -672,11 +660,6 @@ class Assigner {
       ready.pop_back();
       r.rec_of[v] = rec;
       complete(v, int64_t(a.start_ns), int64_t(a.end_ns), a.stream);
-    }
-    for (uint32_t v = 0; v < n; ++v) {
-      if (r.rec_of[v] == kNone) continue;
-      for (const Edge& d : adj_.in(v))
-        if (r.rec_of[d.node] != kNone && acts_[r.rec_of[d.node]].stream != acts_[r.rec_of[v]].stream) ++r.crossings;
     }
     return r;
   }

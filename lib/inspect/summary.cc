@@ -1,13 +1,12 @@
 #include "summary.h"
 
-#include "fold.h"
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <unordered_map>
 
 #include "demangle.h"
+#include "fold.h"
 #include "topology.h"
 
 namespace graphscope {
@@ -59,7 +58,6 @@ GraphSummary summarize(const GraphDocument& doc, size_t top) {
     s.roots += n.dependencies.empty();
     s.leaves += n.dependents.empty();
   }
-  s.repeats = describe_folding(find_repeats(doc.root), doc.root.nodes.size());
   return s;
 }
 
@@ -92,7 +90,8 @@ std::string format_summary(const GraphDocument& doc, const GraphSummary& s, cons
   line("depth", std::to_string(s.depth) + " (nodes on the longest path of the root graph)");
   line("width", std::to_string(s.width) + (s.width ? " (at level " + std::to_string(s.width_level) + ")" : ""));
   line("roots/leaves", std::to_string(s.roots) + " / " + std::to_string(s.leaves));
-  if (!s.repeats.empty()) line("repeats", s.repeats);
+  const std::string repeats = describe_folding(find_repeats(doc.root), doc.root.nodes.size());
+  if (!repeats.empty()) line("repeats", repeats);
   // A capture's own record, when the document carries it.
   for (const auto& w : doc.warnings) line("warning", w);
   std::string text;

@@ -23,12 +23,12 @@ struct GraphSummary {
   std::vector<std::pair<std::string, size_t>> by_type;       // non-zero counts, fixed order
   std::vector<std::pair<std::string, size_t>> edge_types;    // non-default edge types
   std::vector<std::pair<std::string, size_t>> top_kernels;   // mangled name, count; most first
-  std::string repeats;  // what repeats in the root graph (fold.h); "" when nothing does
 };
 
 GraphSummary summarize(const GraphDocument& doc, size_t top = 10);
 
-/// The text block printed by `graphscope dump FILE`.
+/// The text block printed by `graphscope dump FILE`, with what repeats in
+/// the root graph (fold.h).
 std::string format_summary(const GraphDocument& doc, const GraphSummary& s,
                            const std::string& origin);
 
