@@ -57,3 +57,25 @@ size_t total_nodes(const Graph& g) {
 }
 
 }  // namespace graphscope
+
+namespace graphscope {
+
+std::string Origin::module() const {
+  if (modules.empty()) return "";
+  if (!modules.back().name.empty()) return modules.back().name;
+  return modules.back().type;
+}
+
+std::string Origin::describe() const {
+  if (!modules.empty()) return module();
+  if (!nvtx.empty()) {
+    std::string s;
+    for (const auto& r : nvtx) s += (s.empty() ? "" : " / ") + r.message;
+    return s;
+  }
+  if (!python.empty()) return python.front().file + ":" + std::to_string(python.front().line);
+  if (native) return native->function.empty() ? native->object : native->function;
+  return op;
+}
+
+}  // namespace graphscope

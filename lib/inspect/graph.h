@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -89,6 +90,47 @@ struct MemAllocInfo {
   std::optional<uint64_t> dptr;
 };
 
+/// Where a node came from: what the capturing thread was doing when the
+/// node was made (graphscope.graph/1 "origin", recorded by capture and
+/// --exec; see the man page). Every part is optional.
+struct SourceFrame {
+  std::string file;
+  uint32_t line = 0;
+  std::string function;
+};
+/// An open NVTX range of the capturing thread: pushed (nvtxRangePush*) or
+/// started (nvtxRangeStart*) and not yet ended.
+struct NvtxRange {
+  std::string domain;  // empty: the default domain
+  std::string message;
+  bool started = false;
+};
+/// One module on the Python stack (PyTorch nn.Module): its fully qualified
+/// name from the outermost module ("" for that one) and its class.
+struct ModuleFrame {
+  std::string name;
+  std::string type;
+};
+struct NativeFrame {
+  std::string function;  // demangled, when the object exports it
+  std::string object;    // the shared object or executable
+  uint64_t offset = 0;   // of the return address in the object
+};
+struct Origin {
+  std::vector<NvtxRange> nvtx;        // outermost first
+  std::vector<ModuleFrame> modules;   // outermost first
+  std::vector<SourceFrame> python;    // innermost first, outside the framework
+  std::string op;                     // e.g. "aten::mm", when known
+  std::optional<NativeFrame> native;  // the launching native frame (no Python)
+  /// The innermost module's qualified name; the outermost one's class when
+  /// only it is on the stack; "" without modules.
+  std::string module() const;
+  bool empty() const { return nvtx.empty() && modules.empty() && python.empty() && op.empty() && !native; }
+  /// One line for a person: module, else NVTX ranges, else file:line, else
+  /// the native function ("" when there is nothing).
+  std::string describe() const;
+};
+
 struct Graph;
 
 /// A dependency of a node: the index of the upstream node (in the same
@@ -132,6 +174,9 @@ struct Node {
   std::string conditional_type;
   std::optional<uint64_t> conditional_handle;
   std::vector<Graph> bodies;
+  // Where the node came from (capture with origins on), shared: nodes of one
+  // line of code often have the same one.
+  std::shared_ptr<const Origin> origin;
 };
 
 struct Graph {

@@ -289,6 +289,7 @@ class Reader {
       else if (k == "memcpy") n.memcpy = memcpy_info(x, p);
       else if (k == "memset") n.memset = memset_info(x, p);
       else if (k == "host") n.host = host_info(x, p);
+      else if (k == "origin") n.origin = origin(x, p);
       else if (k == "mem_alloc") {
         r_.expect(x, Kind::object, p, "an object");
         MemAllocInfo m;
@@ -398,6 +399,59 @@ class Reader {
     return m;
   }
 
+  // A node's "origin" (graph.h's Origin). Strings are cut at 4 KiB and lists
+  // refused beyond 256 entries: an origin is a few lines of a stack.
+  std::shared_ptr<const Origin> origin(uint32_t v, const JsonPath& path) const {
+    r_.expect(v, Kind::object, path, "an object");
+    auto o = std::make_shared<Origin>();
+    constexpr size_t kText = 4096;
+    auto text = [&](uint32_t obj, const char* key, const JsonPath& p) {
+      uint32_t x = t_.find(obj, key);
+      return x == kAbsent ? std::string() : std::string(r_.string(x, JsonPath(p, key)).substr(0, kText));
+    };
+    auto each = [&](const char* key, auto&& one) {
+      uint32_t x = t_.find(v, key);
+      if (x == kAbsent) return;
+      JsonPath p(path, key);
+      r_.array(x, p, "an array of objects");
+      uint32_t n = t_.at(x).count;
+      if (n > 256) r_.wrong(x, p, "at most 256 entries");
+      for (uint32_t i = 0; i < n; ++i) {
+        JsonPath pi(p, i);
+        uint32_t e = t_.element(x, i);
+        r_.expect(e, Kind::object, pi, "an object");
+        one(e, pi);
+      }
+    };
+    each("modules", [&](uint32_t e, const JsonPath& p) {
+      o->modules.push_back({text(e, "name", p), text(e, "type", p)});
+    });
+    if (o->modules.empty()) {
+      std::string m = text(v, "module", path);
+      if (!m.empty()) o->modules.push_back({m, ""});
+    }
+    each("python", [&](uint32_t e, const JsonPath& p) {
+      SourceFrame f{text(e, "file", p), 0, text(e, "function", p)};
+      if (uint32_t x = t_.find(e, "line"); x != kAbsent) f.line = r_.u32(x, JsonPath(p, "line"));
+      o->python.push_back(std::move(f));
+    });
+    each("nvtx", [&](uint32_t e, const JsonPath& p) {
+      std::string kind = text(e, "kind", p);
+      if (!kind.empty() && kind != "push" && kind != "start")
+        r_.wrong(t_.find(e, "kind"), JsonPath(p, "kind"), "\"push\" or \"start\"");
+      o->nvtx.push_back({text(e, "domain", p), text(e, "message", p), kind == "start"});
+    });
+    o->op = text(v, "op", path);
+    if (uint32_t x = t_.find(v, "native"); x != kAbsent) {
+      JsonPath p(path, "native");
+      r_.expect(x, Kind::object, p, "an object");
+      NativeFrame f{text(x, "function", p), text(x, "object", p), 0};
+      if (uint32_t y = t_.find(x, "offset"); y != kAbsent) f.offset = r_.u64(y, JsonPath(p, "offset"));
+      o->native = std::move(f);
+    }
+    return o;
+  }
+
   HostInfo host_info(uint32_t v, const JsonPath& path) const {
     r_.expect(v, Kind::object, path, "an object");
     HostInfo h;
@@ -478,6 +532,43 @@ class NodeText : public JsonLine {
 };
 
 void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t);
+
+// "origin": {"module", "modules", "python", "nvtx", "op", "native"}, each
+// only when known.
+void write_origin(NodeText& t, const Origin& o) {
+  t.open("origin");
+  auto list = [&](const char* key, size_t n, auto&& one) {
+    if (!n) return;
+    t.inner(key);
+    t.push('[');
+    for (size_t i = 0; i < n; ++i) {
+      if (i) t.lit(", ");
+      t.push('{');
+      one(i);
+      t.push('}');
+    }
+    t.push(']');
+  };
+  if (!o.modules.empty()) t.inner("module"), t.str(o.module());
+  list("modules", o.modules.size(), [&](size_t i) {
+    t.lit("\"name\": "), t.str(o.modules[i].name), t.lit(", \"type\": "), t.str(o.modules[i].type);
+  });
+  list("python", o.python.size(), [&](size_t i) {
+    t.lit("\"file\": "), t.str(o.python[i].file), t.lit(", \"line\": "), t.u64(o.python[i].line);
+    t.lit(", \"function\": "), t.str(o.python[i].function);
+  });
+  list("nvtx", o.nvtx.size(), [&](size_t i) {
+    t.lit("\"domain\": "), t.str(o.nvtx[i].domain), t.lit(", \"message\": "), t.str(o.nvtx[i].message);
+    t.lit(o.nvtx[i].started ? ", \"kind\": \"start\"" : ", \"kind\": \"push\"");
+  });
+  if (!o.op.empty()) t.inner("op"), t.str(o.op);
+  if (o.native) {
+    t.inner("native");
+    t.lit("{\"function\": "), t.str(o.native->function), t.lit(", \"object\": "), t.str(o.native->object);
+    t.lit(", \"offset\": "), t.u64(o.native->offset), t.push('}');
+  }
+  t.close();
+}
 
 void write_node(JsonWriter& w, const Node& n, std::optional<uint32_t> template_id, NodeText& t) {
   t.clear();
@@ -600,6 +691,7 @@ void write_node(JsonWriter& w, const Node& n, std::optional<uint32_t> template_i
     if (n.conditional_handle) (any ? t.key("handle") : t.inner("handle")), t.u64(*n.conditional_handle);
     t.close();
   }
+  if (n.origin && !n.origin->empty()) write_origin(t, *n.origin);
   if (n.bodies.empty()) {
     t.push('}');
     w.raw(t.view());
