@@ -81,6 +81,7 @@ int run_child(const AttachOptions& o, const std::string& library) {
   c.exec_ids = o.exec_ids;
   c.max_graphs = o.max_graphs;
   c.profile = o.profile;
+  c.origins = !o.no_origins;
   c.skip_replays = o.skip_replays;
   c.replays = o.replays;
   c.threshold_us = o.threshold_us;
@@ -201,6 +202,8 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
                                          "pid-PID/graph-ID.json per graph");
   sub.add_option("--min-nodes", o.min_nodes, "--exec: skip graphs with fewer root nodes");
   sub.add_option("--max-graphs", o.max_graphs, "--exec: dump at most this many graphs per process");
+  sub.add_flag("--no-origins", o.no_origins,
+               "Do not record where each node came from (NVTX ranges, Python file:line and module, native frame)");
 }
 
 }  // namespace graphscope::cli

@@ -17,6 +17,7 @@ struct AttachOptions {
   std::vector<uint32_t> exec_ids;  // empty: all
   size_t max_graphs = 0;           // 0: no limit
   bool profile = false;
+  bool no_origins = false;  // --no-origins (workloads too)
   uint32_t skip_replays = 1, replays = 20;
   double threshold_us = 5, tolerance_us = 2;
   std::string report = "-";  // profile: where the reports of all processes go

@@ -57,6 +57,7 @@ int run_capture(const CaptureCli& c) {
   o.device = c.device;
   o.walk.details = !c.no_details;
   o.walk.handles = c.handles;
+  o.origins = !c.attach.no_origins;
   o.nvidia_dot = !c.nvidia_dot.empty();
   if (o.nvidia_dot) o.nvidia_dot_flags = parse_dot_flags(c.nvidia_dot_flags);
   std::vector<capture::CapturedGraph> graphs = capture::capture_workload(o);

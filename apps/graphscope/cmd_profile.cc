@@ -178,6 +178,7 @@ int run_live(const ProfileCli& c) {
     o.capture.capture_mode = c.mode;
     o.capture.timeout_s = c.timeout;
     o.capture.device = c.device;
+    o.capture.origins = !c.attach.no_origins;
     o.capture.replays = 0;  // the traced replays below are the measurement
     o.warmup = c.warmup;
     o.replays = c.replays;

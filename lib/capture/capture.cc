@@ -13,6 +13,7 @@
 
 #include "child.h"
 #include "cuda_check.h"
+#include "origin.h"
 #include "inspect/io.h"
 #include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
@@ -150,7 +151,9 @@ void capture_one(const CaptureOptions& o, const detail::CaptureHooks& hooks, con
   };
   if (o.instantiate == Instantiate::now) instantiate();
   auto tw = Clock::now();
-  GraphDocument doc = walk_graph(graph, o.walk);
+  WalkOptions wo = o.walk;
+  if (o.origins) wo.origin_of = [](uint64_t h) { return OriginRecorder::instance().origin_of(h); };
+  GraphDocument doc = walk_graph(graph, wo);
   double walk_ms = ms_since(tw);
   if (o.instantiate == Instantiate::later) instantiate();
   timings.walk_ms = walk_ms;
@@ -210,6 +213,9 @@ int child_main(const CaptureOptions& o, const detail::CaptureHooks& hooks, const
   dup2(STDERR_FILENO, STDOUT_FILENO);
   try {
     if (hooks.before_cuda) hooks.before_cuda();
+    // Origins: NVTX pointed at CUPTI before the workload can call it, and a
+    // subscriber for the callbacks (nothing else subscribes in the child).
+    if (o.origins) OriginRecorder::inject_nvtx();
     const graphscope_workload* w = load(o);
     std::vector<uint32_t> chosen;
     for (uint32_t i = 0; i < w->num_graphs; ++i)
@@ -221,6 +227,10 @@ int child_main(const CaptureOptions& o, const detail::CaptureHooks& hooks, const
     }
     DeviceInfo dev;
     init_device(o, dev);
+    // The subscriber for origins, before the workload's set-up can make
+    // NVTX domains or graphs.
+    if (o.origins && !OriginRecorder::instance().subscribe())
+      std::fprintf(stderr, "graphscope: origins are not recorded (CUPTI is in use by another tool)\n");
     std::vector<std::string> arg_store;
     arg_store.push_back(o.workload);
     for (const auto& a : o.args) arg_store.push_back(a);

@@ -29,6 +29,9 @@ struct CaptureOptions {
   bool nvidia_dot = false;           // also return cudaGraphDebugDotPrint text
   unsigned nvidia_dot_flags = 1;     // cudaGraphDebugDotFlags (1: verbose)
   WalkOptions walk;
+  /// Record where each node came from (NVTX ranges, the native frame that
+  /// made it): origin.h, in the child.
+  bool origins = true;
   int device = 0;
 };
 

@@ -182,6 +182,7 @@ class Walker {
       node.template_tools_id = (uint64_t(*out.graph_id) << 32) | node.node_id;
       if (depth == 0) node.tools_id = node.template_tools_id;
       if (opt_.handles) node.handle = reinterpret_cast<uintptr_t>(h);
+      if (opt_.origin_of) node.origin = opt_.origin_of(reinterpret_cast<uintptr_t>(h));
       node.dependencies.resize(r.dep_count);
       for (uint32_t k = 0; k < r.dep_count; ++k) {
         uint32_t from = index->find(deps[r.dep_begin + k]);

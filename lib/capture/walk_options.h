@@ -2,6 +2,12 @@
 // the CLI can set it whether or not this build has CUDA.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "inspect/graph.h"
+
 namespace graphscope::capture {
 
 struct WalkOptions {
@@ -16,6 +22,9 @@ struct WalkOptions {
   /// graph has conditional nodes, recover them from cudaGraphDebugDotPrint of
   /// the same graph (read with graphscope's DOT reader).
   bool conditional_bodies = true;
+  /// Where each node came from, by node handle (origin.h's recorder); null
+  /// or returning null: no origin.
+  std::function<std::shared_ptr<const Origin>(uint64_t handle)> origin_of;
 };
 
 }  // namespace graphscope::capture

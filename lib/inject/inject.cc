@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "capture/activity.h"
+#include "capture/origin.h"
 #include "capture/walk.h"
 #include "inspect/chrome_trace.h"
 #include "inspect/demangle.h"
@@ -120,6 +121,10 @@ class Injection {
         say(profile_error_ + "; graphs are dumped, not profiled");
       }
     }
+    if (ok && config().origins) {
+      origins_ = capture::OriginRecorder::instance().enable(subscriber_);
+      if (!origins_) say("origins are not recorded (CUPTI refused the callbacks they need)");
+    }
     if (!ok) {
       attach_error_ = "cuptiEnableCallback failed";
       say(attach_error_);
@@ -198,8 +203,11 @@ class Injection {
         me->on_exec_created(static_cast<const CUpti_ResourceData*>(data));
       else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING)
         me->on_exec_destroy(static_cast<const CUpti_ResourceData*>(data));
-      else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
-        me->on_launch(static_cast<const CUpti_CallbackData*>(data));
+      else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+                                                        cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)) {
+        if (me->config().profile) me->on_launch(static_cast<const CUpti_CallbackData*>(data));
+      }
+      if (me->origins_) capture::OriginRecorder::instance().on_callback(domain, cbid, data);
     } catch (const std::exception& e) {
       me->error(std::string("callback: ") + e.what());
     } catch (...) {
@@ -216,6 +224,7 @@ class Injection {
     std::optional<uint32_t> id = capture::exec_graph_id(exec);
     if (session_->skip_before_walk(id)) return;
     capture::WalkOptions wo;
+    if (origins_) wo.origin_of = [](uint64_t h) { return capture::OriginRecorder::instance().origin_of(h); };
     GraphDocument doc = capture::walk_graph(reinterpret_cast<cudaGraph_t>(gd->graph), wo);
     if (session_->skip_after_walk(*id, doc.root.nodes.size())) {
       write_index();
@@ -346,6 +355,7 @@ class Injection {
   std::string dir_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   bool attached_ = false;
+  std::atomic<bool> origins_{false};  // the origin recorder gets callbacks
   std::string attach_error_, profile_error_;
   std::atomic<bool> finished_{false};
   bool stood_down_ = false;
@@ -387,6 +397,15 @@ extern "C" __attribute__((visibility("default"))) CUptiResult cuptiSubscribe_v2(
   using Fn = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*, CUpti_SubscriberParams*);
   static Fn real = reinterpret_cast<Fn>(graphscope::inject::cupti_symbol("cuptiSubscribe_v2"));
   return real ? real(subscriber, callback, userdata, params) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+// Preloaded, this runs before the application: NVTX, on its first call,
+// loads the injection NVTX_INJECTION64_PATH names, and graphscope's origins
+// need that to be CUPTI (the libcupti this library uses).
+__attribute__((constructor)) static void graphscope_point_nvtx_at_cupti() {
+  const char* o = std::getenv("GRAPHSCOPE_ORIGINS");
+  if (o && std::strcmp(o, "0") == 0) return;
+  graphscope::capture::OriginRecorder::inject_nvtx();
 }
 
 // The entry point the CUDA driver calls once, at cuInit, in every process

@@ -29,6 +29,7 @@ std::vector<std::pair<std::string, std::string>> attach_environment(const Attach
     env.emplace_back("GRAPHSCOPE_EXEC_IDS", ids);
   }
   if (c.quiet) env.emplace_back("GRAPHSCOPE_QUIET", "1");
+  if (!c.origins) env.emplace_back("GRAPHSCOPE_ORIGINS", "0");
   return env;
 }
 
@@ -68,6 +69,7 @@ AttachConfig attach_config_from(const std::function<const char*(const char*)>& g
   c.threshold_us = real("GRAPHSCOPE_THRESHOLD_US", 5);
   c.tolerance_us = real("GRAPHSCOPE_TOLERANCE_US", 2);
   c.quiet = number("GRAPHSCOPE_QUIET", 0) != 0;
+  c.origins = number("GRAPHSCOPE_ORIGINS", 1) != 0;
   if (const char* ids = getenv("GRAPHSCOPE_EXEC_IDS"); ids && *ids) {
     const std::string s = ids;
     for (size_t p = 0; p <= s.size();) {

@@ -35,6 +35,7 @@ struct AttachConfig {
   uint32_t replays = 20;               // GRAPHSCOPE_REPLAYS: launches analysed
   double threshold_us = 5, tolerance_us = 2;  // GRAPHSCOPE_THRESHOLD_US, GRAPHSCOPE_TOLERANCE_US
   bool quiet = false;                  // GRAPHSCOPE_QUIET=1: no line per graph on stderr
+  bool origins = true;                 // GRAPHSCOPE_ORIGINS=0: record no node origins
 };
 
 /// The variables that carry config (numbers exactly: doubles as %.17g).
