@@ -398,6 +398,17 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
         if (p->cause.empty()) x += "null";
         else append_json_string(x, p->cause);
       }
+      // Where the node came from, as Perfetto shows args: the module, the
+      // source line and the innermost NVTX range.
+      if (const auto& o = doc->root.nodes[i].origin) {
+        if (!o->modules.empty()) x += ", \"module\": ", append_json_string(x, o->module());
+        if (!o->python.empty())
+          x += ", \"source\": ", append_json_string(x, o->python.front().file + ":" + std::to_string(o->python.front().line));
+        if (!o->nvtx.empty()) x += ", \"nvtx\": ", append_json_string(x, o->nvtx.back().message);
+        if (!o->op.empty()) x += ", \"op\": ", append_json_string(x, o->op);
+        if (o->native && !o->native->function.empty())
+          x += ", \"native\": ", append_json_string(x, o->native->function);
+      }
     }
   }
   auto args_of = [&](size_t i) -> std::string_view {

@@ -44,6 +44,7 @@
 #include "demangle.h"
 #include "diff_match.h"
 #include "fold.h"
+#include "origin_view.h"
 #include "json_writer.h"
 #include "text.h"
 
@@ -307,12 +308,17 @@ std::string locate(const char* side, const GraphDocument& doc, const std::vector
              std::to_string(f.repeats[o.repeat].count) + " x " + f.repeats[o.repeat].label + " (nodes " +
              std::to_string(o.nodes.front()) + ".." + std::to_string(o.nodes.back()) + ": " + o.difference + ")";
   }
+  // Origins name the part of the model: "nodes of model.layers.5.mlp".
+  const std::string module = common_module(doc.root, nodes);
+  const std::string of_module = module.empty() ? "" : " (nodes of " + module + ")";
   const uint32_t r = nodes[0] < n ? f.repeat_of[nodes[0]] : UINT32_MAX, c = nodes[0] < n ? f.copy_of[nodes[0]] : 0;
-  if (r == UINT32_MAX) return "";
-  for (uint32_t v : nodes)
-    if (v >= n || f.repeat_of[v] != r || f.copy_of[v] != c) return "";
-  return std::string("in ") + side + ", all of them lie in copy " + std::to_string(c + 1) + " of the " +
-         std::to_string(f.repeats[r].count) + " x " + f.repeats[r].label;
+  bool one_copy = r != UINT32_MAX;
+  for (uint32_t v : nodes) one_copy = one_copy && v < n && f.repeat_of[v] == r && f.copy_of[v] == c;
+  if (!one_copy) return module.empty() ? "" : std::string("in ") + side + ", all of them are nodes of " + module;
+  const Repeat& rp = f.repeats[r];
+  const std::string copy = rp.copy_module.empty() ? "" : " (" + rp.copy_module[c] + ")";
+  return std::string("in ") + side + ", all of them lie in copy " + std::to_string(c + 1) + copy + " of the " +
+         std::to_string(rp.count) + " x " + rp.label + (module == (rp.copy_module.empty() ? "" : rp.copy_module[c]) ? "" : of_module);
 }
 
 }  // namespace

@@ -127,6 +127,9 @@ std::string write_diff_json(const GraphDiff& d, const std::string& a_origin, con
   w.key("notes").begin_array();
   for (const auto& n : d.notes) w.value(n);
   w.end_array();
+  w.key("where").begin_array();
+  for (const auto& n : d.where) w.value(n);
+  w.end_array();
   w.key("root");
   structure_json(w, d.root);
   w.end_object();
@@ -161,6 +164,11 @@ class DiffReader {
     uint32_t n = 0, notes = r_.array(r_.required(root, "notes", ""), "notes", "an array of strings", &n);
     for (uint32_t i = 0; i < n; ++i)
       d.diff.notes.emplace_back(r_.string(t_.element(notes, i), JsonPath(JsonPath("notes"), i)));
+    if (uint32_t x = r_.find(root, "where"); x != kJsonAbsent) {  // optional: older documents lack it
+      uint32_t wn = 0, where = r_.array(x, "where", "an array of strings", &wn);
+      for (uint32_t i = 0; i < wn; ++i)
+        d.diff.where.emplace_back(r_.string(t_.element(where, i), JsonPath(JsonPath("where"), i)));
+    }
     structure(r_.required(root, "root", ""), "root", d.diff.root, 0);
     d.diff.root.geometry_unknown =
         size_t(r_.u64(r_.required(root, "geometry_unknown", ""), "geometry_unknown"));

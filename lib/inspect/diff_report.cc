@@ -222,10 +222,10 @@ std::string format_diff(const GraphDiff& d, const std::string& a_origin, const s
     return w.out;
   }
   w.out += Writer::verdict(d.root) + "\n";
-  for (const auto& where : d.where) w.out += "where: " + where + "\n";
   if (d.root.removed_node_edges || d.root.added_node_edges)
     w.out += "(" + plural(d.root.removed_node_edges, "edge", "edges") + " went with the removed nodes, " +
              std::to_string(d.root.added_node_edges) + " came with the added ones)\n";
+  for (const auto& where : d.where) w.out += "where: " + where + "\n";
   w.out += "\n";
   w.structure(d.root, "");
   return w.out;

@@ -28,6 +28,7 @@
 #include "error.h"
 #include "fold.h"
 #include "graphviz.h"
+#include "origin_view.h"
 
 namespace graphscope {
 namespace {
@@ -467,8 +468,8 @@ class Builder {
   }
 
   /// Label lines (escaped) and tooltip lines for one node.
-  void describe(const Node& n, std::vector<std::string>* label,
-                std::vector<std::string>* tip) const {
+  void describe(const Node& n, std::vector<std::string>* label, std::vector<std::string>* tip,
+                const std::string& module_prefix = "") const {
     const std::string idx = std::to_string(n.index) + ": ";
     switch (n.type) {
       case NodeType::kernel: {
@@ -535,6 +536,7 @@ class Builder {
         label->push_back(idx + type_words(n.type));
         break;
     }
+    if (n.origin) origin_lines(*n.origin, module_prefix, label, tip);
     // The tooltip repeats the label and adds what only the curious need.
     if (tip->empty()) tip->push_back(type_words(n.type) + " node");
     for (size_t i = 1; i < label->size(); ++i)
@@ -546,6 +548,45 @@ class Builder {
     if ((n.type == NodeType::event_record || n.type == NodeType::wait_event) && n.event_ptr)
       tip->push_back("event " + hex(n.event_ptr));
     if (n.type == NodeType::mem_free && n.mem_free_dptr) tip->push_back("dptr " + hex(*n.mem_free_dptr));
+  }
+
+  /// Where the node came from: one label line (the module, relative to its
+  /// repeat's copy when drawn folded; else the innermost NVTX range, the
+  /// source line or the native function), the whole origin in the tooltip.
+  static void origin_lines(const Origin& o, const std::string& prefix, std::vector<std::string>* label,
+                           std::vector<std::string>* tip) {
+    std::string line;
+    if (!o.modules.empty()) {
+      line = o.module();
+      if (!prefix.empty() && line.size() > prefix.size() && line.compare(0, prefix.size(), prefix) == 0 &&
+          line[prefix.size()] == '.')
+        line = line.substr(prefix.size() + 1);
+      else if (line == prefix)
+        line = o.modules.back().type;
+      if (o.modules.back().type != line && !o.modules.back().type.empty()) line += " (" + o.modules.back().type + ")";
+      tip->push_back(esc("module " + o.module() + (o.modules.back().type.empty() ? "" : " (" + o.modules.back().type + ")")));
+    } else if (!o.nvtx.empty()) {
+      line = o.nvtx.back().message;
+    } else if (!o.python.empty()) {
+      const std::string& f = o.python.front().file;
+      line = f.substr(f.rfind('/') + 1) + ":" + std::to_string(o.python.front().line);
+    } else if (o.native) {
+      line = o.native->function.empty() ? o.native->object.substr(o.native->object.rfind('/') + 1)
+                                        : short_kernel_name(o.native->function, 40);
+    }
+    if (line.size() > 48) line = "..." + line.substr(line.size() - 45);
+    if (!line.empty()) label->push_back(esc(line));
+    for (const auto& f : o.python)
+      tip->push_back(esc("at " + f.file + ":" + std::to_string(f.line) + (f.function.empty() ? "" : " in " + f.function)));
+    if (!o.nvtx.empty()) {
+      std::string r;
+      for (const auto& x : o.nvtx) r += (r.empty() ? "" : " / ") + x.message;
+      tip->push_back(esc("NVTX " + r));
+    }
+    if (!o.op.empty()) tip->push_back(esc("op " + o.op));
+    if (o.native)
+      tip->push_back(esc("native " + (o.native->function.empty() ? std::string("?") : o.native->function) + " (" +
+                         o.native->object + "+" + hex(o.native->offset) + ")"));
   }
 
   static std::string body_label(const Node& owner, size_t b) {
@@ -597,7 +638,12 @@ class Builder {
   Agnode_t* add_node(Agraph_t* sub, const Node& n, const std::string& id, int depth) {
     Agnode_t* an = make_node(sub, id);
     std::vector<std::string> label, tip;
-    describe(n, &label, &tip);
+    std::string prefix;
+    if (depth == 0 && planned_ && n.index < folding_.repeat_of.size() && folding_.repeat_of[n.index] != UINT32_MAX) {
+      const Repeat& r = folding_.repeats[folding_.repeat_of[n.index]];
+      if (!r.copy_module.empty()) prefix = r.copy_module[folding_.copy_of[n.index]];
+    }
+    describe(n, &label, &tip, prefix);
     const NodeStyle st = node_style(n.type);
     set(an, n_label_, join_lines(label, "\\n"));
     set(an, n_tooltip_, join_lines(tip, "\\n"));
@@ -776,8 +822,10 @@ class Builder {
       const std::string cname = "cluster_repeat" + std::to_string(r);
       Agraph_t* cl = agsubg(g, cs(cname), 1);
       if (!cl) graphviz_failed("cannot create Graphviz cluster");
+      const std::string what = rp.module_type.empty() ? std::string() : rp.module_type + " " + rp.module + ", ";
       const std::string lbl = "x " + std::to_string(rp.count) + (rp.chained ? " in a row" : " side by side") + ": " +
-                              std::to_string(rp.size) + (rp.size == 1 ? " node" : " nodes") + " each (copy 1 shown)";
+                              what + std::to_string(rp.size) + (rp.size == 1 ? " node" : " nodes") +
+                              " each (copy 1 shown)";
       set(cl, g_label_, esc(lbl));
       set(cl, g_tooltip_, esc(std::to_string(rp.count) + " x " + rp.label));
       set(cl, g_style_, "rounded,filled,bold");
@@ -830,6 +878,15 @@ class Builder {
     for (size_t k = 0; k < names.size() && k < 4; ++k)
       label.push_back(esc(names[k].first) + (names[k].second > 1 ? " x " + std::to_string(names[k].second) : ""));
     if (names.size() > 4) label.push_back("and " + std::to_string(names.size() - 4) + " more kernels");
+    // The module the run's nodes share, relative to their repeat's copy.
+    std::string module = common_module(graph, run);
+    if (!module.empty() && planned_ && folding_.repeat_of[run[0]] != UINT32_MAX) {
+      const Repeat& r = folding_.repeats[folding_.repeat_of[run[0]]];
+      const std::string& prefix = r.copy_module.empty() ? std::string() : r.copy_module[folding_.copy_of[run[0]]];
+      if (!prefix.empty() && module.compare(0, prefix.size(), prefix) == 0)
+        module = module.size() > prefix.size() ? module.substr(prefix.size() + 1) : std::string();
+    }
+    if (!module.empty()) label.push_back(esc(module.size() > 48 ? "..." + module.substr(module.size() - 45) : module));
     std::string tip = "nodes";
     for (uint32_t v : run) tip += " " + std::to_string(v);
     set(box, n_label_, join_lines(label, "\\n"));

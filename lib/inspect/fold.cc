@@ -1,6 +1,7 @@
 #include "fold.h"
 
 #include <algorithm>
+#include <cctype>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -153,6 +154,69 @@ void find_odd_copies(const Graph& g, const std::vector<uint32_t>& order, const s
       f.odd.push_back(std::move(odd));
     }
   }
+}
+
+// The deepest module every node of the copy (that has modules) lies in.
+const ModuleFrame* copy_module(const Graph& g, const std::vector<uint32_t>& copy) {
+  const std::vector<ModuleFrame>* common = nullptr;
+  size_t depth = 0;
+  for (uint32_t v : copy) {
+    const auto& o = g.nodes[v].origin;
+    if (!o || o->modules.empty()) continue;
+    if (!common) {
+      common = &o->modules;
+      depth = common->size();
+      continue;
+    }
+    size_t k = 0;
+    while (k < depth && k < o->modules.size() && o->modules[k].name == (*common)[k].name) ++k;
+    depth = k;
+  }
+  return common && depth ? &(*common)[depth - 1] : nullptr;
+}
+
+// "model.layers.3" -> "model.layers.#": digit runs as one mark.
+std::string without_digits(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(s[i]))) {
+      if (out.empty() || out.back() != '#') out += '#';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// Names a repeat by its copies' modules when each copy lies in one module,
+// all of one class, named alike but for an index: the decoder layers.
+bool name_by_modules(const Graph& g, Repeat& r) {
+  std::vector<std::string> names;
+  std::string type, shape;
+  for (const auto& copy : r.copies) {
+    const ModuleFrame* m = copy_module(g, copy);
+    if (!m || m->name.empty()) return false;
+    if (names.empty()) type = m->type, shape = without_digits(m->name);
+    else if (m->type != type || without_digits(m->name) != shape) return false;
+    names.push_back(m->name);
+  }
+  if (names.size() < 2 || names.front() == names.back() || type.empty()) return false;
+  // model.layers.0 ... model.layers.7 -> model.layers.{0..7}
+  const std::string& a = names.front();
+  const std::string& b = names.back();
+  size_t p = 0;
+  while (p < a.size() && p < b.size() && a[p] == b[p]) ++p;
+  while (p > 0 && std::isdigit(static_cast<unsigned char>(a[p - 1]))) --p;
+  size_t ea = p, eb = p;
+  while (ea < a.size() && std::isdigit(static_cast<unsigned char>(a[ea]))) ++ea;
+  while (eb < b.size() && std::isdigit(static_cast<unsigned char>(b[eb]))) ++eb;
+  if (ea > p && eb > p && a.substr(ea) == b.substr(eb))
+    r.module = a.substr(0, p) + "{" + a.substr(p, ea - p) + ".." + b.substr(p, eb - p) + "}" + a.substr(ea);
+  else
+    r.module = a + " ... " + b;
+  r.module_type = type;
+  r.copy_module = std::move(names);
+  return true;
 }
 
 }  // namespace
@@ -340,6 +404,10 @@ Folding find_repeats(const Graph& g) {
     r.label = r.size == 1 ? node_name(first)
                           : "block of " + std::to_string(r.size) + " nodes (" + node_name(first) + " ... " +
                                 node_name(last) + ")";
+    if (name_by_modules(g, r))
+      r.label = r.module_type + " (" + std::to_string(r.size) + (r.size == 1 ? " node" : " nodes") + " each)";
+    if (name_by_modules(g, r))
+      r.label = r.module_type + " (" + std::to_string(r.size) + (r.size == 1 ? " node" : " nodes") + " each)";
     f.repeats.push_back(std::move(r));
     starts.push_back(c.start);
   }

@@ -21,7 +21,12 @@ struct Repeat {
   uint32_t count = 0, size = 0;
   std::vector<std::vector<uint32_t>> copies;
   bool chained = false;  // each copy feeds the next (layers), else side by side (branches)
-  std::string label;     // what the block does: its first and last nodes' names
+  std::string label;     // what the block does: its module's class, else its first and last nodes' names
+  // From origins, when each copy lies in one module and the copies' modules
+  // differ only by an index: the class ("LlamaDecoderLayer"), the names
+  // ("model.layers.{0..7}") and each copy's module ("model.layers.3").
+  std::string module_type, module;
+  std::vector<std::string> copy_module;
 };
 
 /// A copy of a repeat's block that differs from the others: the nodes

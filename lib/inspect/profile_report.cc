@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "demangle.h"
+#include "origin_view.h"
 #include "text.h"
 
 namespace graphscope {
@@ -78,8 +79,13 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
   });
   if (idx.size() > top) idx.resize(top);
   out += "\nworst delays (us, medians)\n";
-  std::snprintf(buf, sizeof buf, "  %5s  %-36s %9s %9s %9s  %-7s %s\n", "node", "name", "delay", "ready", "start",
-                "verdict", "observed dependency");
+  const bool modules = count_origins(doc.root).with_module > 0;
+  auto module_of = [&](uint32_t i) {
+    const auto& o = i < doc.root.nodes.size() ? doc.root.nodes[i].origin : nullptr;
+    return o && !o->modules.empty() ? "  @ " + o->module() : std::string();
+  };
+  std::snprintf(buf, sizeof buf, "  %5s  %-36s %9s %9s %9s  %-7s %s%s\n", "node", "name", "delay", "ready", "start",
+                "verdict", "observed dependency", modules ? "  @ module" : "");
   out += buf;
   for (uint32_t i : idx) {
     const auto& p = r.nodes[i];
@@ -87,8 +93,8 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
                       : !p.observed_other.empty() ? "(outside the graph) " + short_kernel_name(p.observed_other, 30)
                                                   : "-";
     if (p.blocking) obs += " [blocking, " + p.cause + (p.lane_busy ? ", lane busy" : "") + "]";
-    std::snprintf(buf, sizeof buf, "  %5u  %-36s %9.2f %9.2f %9.2f  %-7s %s\n", i, node_name(doc, i).c_str(), p.delay_us,
-                  p.ready_us, p.start_us, verdict_of(r, p).c_str(), obs.c_str());
+    std::snprintf(buf, sizeof buf, "  %5u  %-36s %9.2f %9.2f %9.2f  %-7s %s%s\n", i, node_name(doc, i).c_str(),
+                  p.delay_us, p.ready_us, p.start_us, verdict_of(r, p).c_str(), obs.c_str(), module_of(i).c_str());
     out += buf;
   }
   bool any_fake = false;
@@ -111,6 +117,29 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
       k = r.critical_path.size() - 3;
     }
     out += std::to_string(r.critical_path[k]) + " " + node_name(doc, r.critical_path[k]);
+  }
+  if (modules) {
+    // Where the graph's time went, by the part of the model that made it.
+    std::vector<double> busy(doc.root.nodes.size(), -1);
+    double total = 0;
+    for (const auto& p : r.nodes)
+      if (p.replays && p.index < busy.size()) busy[p.index] = std::max(0.0, p.end_us - p.start_us), total += busy[p.index];
+    out += "\n\ntime by module (node durations summed, medians; they may overlap)\n";
+    size_t shown = 0;
+    const auto shares = by_module(doc.root, &busy);
+    for (const auto& m : shares) {
+      if (++shown > 12) {
+        out += "  ... and " + std::to_string(shares.size() - 12) + " more\n";
+        break;
+      }
+      std::string what = m.group;
+      if (m.instances > 1) what += " (" + std::to_string(m.instances) + " x " + (m.type.empty() ? "modules" : m.type) + ")";
+      else if (!m.type.empty() && m.type != m.group) what += " (" + m.type + ")";
+      std::snprintf(buf, sizeof buf, "  %-56s %10.1f us %5.1f%%  %s\n", what.c_str(), m.time_us,
+                    total > 0 ? 100.0 * m.time_us / total : 0.0, plural(m.nodes, "node", "nodes").c_str());
+      out += buf;
+    }
+    out.pop_back();
   }
   out += "\n\nlanes (per replay, medians)\n";
   for (const auto& u : r.lanes) {

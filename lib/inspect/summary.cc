@@ -7,6 +7,7 @@
 
 #include "demangle.h"
 #include "fold.h"
+#include "origin_view.h"
 #include "topology.h"
 
 namespace graphscope {
@@ -92,6 +93,7 @@ std::string format_summary(const GraphDocument& doc, const GraphSummary& s, cons
   line("roots/leaves", std::to_string(s.roots) + " / " + std::to_string(s.leaves));
   const std::string repeats = describe_folding(find_repeats(doc.root), doc.root.nodes.size());
   if (!repeats.empty()) line("repeats", repeats);
+  out += format_origins(doc.root);
   // A capture's own record, when the document carries it.
   for (const auto& w : doc.warnings) line("warning", w);
   std::string text;

@@ -1,0 +1,46 @@
+// Reading origins (graph.h's Origin) for people: which part of the model a
+// node belongs to, how many nodes carry which kind of origin, and nodes (or
+// their time) summed by module. Used by the summary, the profile report,
+// the diff and the pictures.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "graph.h"
+
+namespace graphscope {
+
+/// The module a node is counted under: the outermost module on its stack
+/// whose name has an index ("model.layers.3" -> "model.layers.*"), else the
+/// one two levels in ("model.norm", "lm_head"); "" without modules.
+std::string module_group(const Origin& o);
+
+struct OriginCounts {
+  size_t nodes = 0, with_origin = 0, with_module = 0, with_python = 0, with_nvtx = 0, with_native = 0;
+  size_t kernels = 0, kernels_with_module = 0;
+};
+/// Counts over the root graph's nodes.
+OriginCounts count_origins(const Graph& g);
+
+struct ModuleShare {
+  std::string group;           // module_group()
+  std::string type;            // its class, when all agree
+  size_t instances = 0;        // distinct modules in the group (8 layers)
+  size_t nodes = 0;
+  double time_us = 0;          // summed over its nodes, when times were given
+};
+/// Root nodes summed by module_group(), largest first (by time when `time`
+/// is given: one entry per node, negative for none), nodes without a module
+/// last as "(no module)".
+std::vector<ModuleShare> by_module(const Graph& g, const std::vector<double>* time = nullptr);
+
+/// The module nodes have in common, as a prefix ("model.layers.5.mlp"),
+/// when at least one of them has a module; "" otherwise.
+std::string common_module(const Graph& g, const std::vector<uint32_t>& nodes);
+
+/// "origins" and "by module" summary lines: "" when no node has an origin.
+std::string format_origins(const Graph& g);
+
+}  // namespace graphscope
