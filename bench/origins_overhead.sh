@@ -1,38 +1,40 @@
 #!/usr/bin/env bash
 # What origins cost: the capture + instantiate time of transformers' Llama
-# (8 layers, from a config; tests/gpu/torch/origins_app.py times the
+# (8 layers, from a config; tests/gpu/torch/origins_app.py times each
 # `with torch.cuda.graph(...)` block, which instantiates when it ends) with
 # no graphscope (the anchor), under `graphscope capture --exec --no-origins`
-# and under `graphscope capture --exec` (origins on); RUNS times each,
-# interleaved, in one call on the GPU machine. Prints every run, then the
-# medians, min-max, and the ratios to the anchor.
-#   bench/origins_overhead.sh GRAPHSCOPE [RUNS] [LAYERS]
+# and under `graphscope capture --exec` (origins on). RUNS processes of each,
+# interleaved, each capturing CAPTURES graphs of the same forward (as a
+# server captures one per batch size), in one call on the GPU machine.
+# Prints every process's times, then per configuration the median over all
+# captures, min-max, the median of each process, and the ratios to the anchor.
+#   bench/origins_overhead.sh GRAPHSCOPE [RUNS] [CAPTURES] [LAYERS]
 set -euo pipefail
-gs=$1; runs=${2:-7}; layers=${3:-8}
+gs=$1; runs=${2:-5}; captures=${3:-5}; layers=${4:-8}
 app=$(cd "$(dirname "$0")/.." && pwd)/tests/gpu/torch/origins_app.py
 out=$(mktemp -d)
-show() { python3 -c "import json,sys; print('%s run %s: %.1f ms' % (sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))['capture_instantiate_s'] * 1e3))" "$@"; }
+show() { python3 -c "import json,sys; print('%s run %s (ms): %s' % (sys.argv[1], sys.argv[2], ' '.join('%.1f' % (t * 1e3) for t in json.load(open(sys.argv[3]))['capture_instantiate_s'])))" "$@"; }
+args=(llama --layers "$layers" --captures "$captures")
 for ((k = 1; k <= runs; ++k)); do
-  python3 "$app" llama --layers "$layers" --timing "$out/plain.$k.json" > /dev/null
+  python3 "$app" "${args[@]}" --timing "$out/plain.$k.json" > /dev/null
   show plain "$k" "$out/plain.$k.json"
-  "$gs" capture --exec --no-origins --out-dir "$out/off" -- python3 "$app" llama --layers "$layers" \
+  "$gs" capture --exec --no-origins --out-dir "$out/off.$k" -- python3 "$app" "${args[@]}" \
     --timing "$out/off.$k.json" > /dev/null 2>&1
   show off "$k" "$out/off.$k.json"
-  "$gs" capture --exec --out-dir "$out/on" -- python3 "$app" llama --layers "$layers" \
-    --timing "$out/on.$k.json" > /dev/null 2>&1
+  "$gs" capture --exec --out-dir "$out/on.$k" -- python3 "$app" "${args[@]}" --timing "$out/on.$k.json" > /dev/null 2>&1
   show on "$k" "$out/on.$k.json"
 done
 python3 - "$out" "$runs" <<'PY'
 import json, statistics, sys
 out, runs = sys.argv[1], int(sys.argv[2])
-t = {c: [json.load(open("%s/%s.%d.json" % (out, c, k)))["capture_instantiate_s"] * 1e3 for k in range(1, runs + 1)]
-     for c in ("plain", "off", "on")}
-for c, v in t.items():
-    print("%-6s runs (ms): %s" % (c, " ".join("%.1f" % x for x in v)))
-base = statistics.median(t["plain"])
+per = {c: [[t * 1e3 for t in json.load(open("%s/%s.%d.json" % (out, c, k)))["capture_instantiate_s"]]
+           for k in range(1, runs + 1)] for c in ("plain", "off", "on")}
+base = statistics.median([t for p in per["plain"] for t in p])
 for c, label in (("plain", "no graphscope"), ("off", "capture --exec --no-origins"), ("on", "capture --exec (origins)")):
-    m = statistics.median(t[c])
-    print("%-30s median %7.1f ms  min %7.1f  max %7.1f  ratio %.2fx (min-max %.2f-%.2fx)" %
-          (label, m, min(t[c]), max(t[c]), m / base, min(t[c]) / base, max(t[c]) / base))
+    v = [t for p in per[c] for t in p]
+    m = statistics.median(v)
+    meds = [statistics.median(p) for p in per[c]]
+    print("%-28s median %6.1f ms over %d captures, min %6.1f max %6.1f; ratio %.2fx; per-process medians %s (%.2f-%.2fx)" %
+          (label, m, len(v), min(v), max(v), m / base, " ".join("%.1f" % x for x in meds), min(meds) / base, max(meds) / base))
 PY
 rm -rf "$out"

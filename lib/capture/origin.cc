@@ -160,21 +160,70 @@ struct CodeInfo {
   bool framework = false, forward = false;
 };
 
+// Facts about Python objects by address: open addressing on a power-of-two
+// table (a frame walk looks up every frame's code object, tens per launch,
+// where std::unordered_map's division and chains cost most of the walk).
+template <typename V>
+class PtrMap {
+ public:
+  V* find(const void* k) {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = hash(k);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].key == k) return &values_[slots_[i].value];
+      if (!slots_[i].key) return nullptr;
+    }
+  }
+  V& insert(const void* k, V v) {
+    if (2 * (values_.size() + 1) > slots_.size()) grow();
+    size_t i = hash(k);
+    while (slots_[i].key) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = {k, uint32_t(values_.size())};
+    values_.push_back(std::move(v));
+    return values_.back();
+  }
+  void clear() {
+    slots_.clear();
+    values_.clear();
+  }
+
+ private:
+  struct Slot {
+    const void* key = nullptr;
+    uint32_t value = 0;
+  };
+  size_t hash(const void* k) const {
+    return size_t((reinterpret_cast<uintptr_t>(k) * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 256 : 2 * old.size(), Slot{});
+    for (const Slot& s : old)
+      if (s.key) {
+        size_t i = hash(s.key);
+        while (slots_[i].key) i = (i + 1) & (slots_.size() - 1);
+        slots_[i] = s;
+      }
+  }
+  std::vector<Slot> slots_;
+  std::vector<V> values_;
+};
+
 // What a frame walk needs to keep between calls: facts about code objects
 // and module objects, valid while they live (dropped at the end of every
 // capture, when objects may go).
 struct PyCache {
-  std::unordered_map<PyObj*, CodeInfo> code;
-  std::unordered_map<PyObj*, std::string> type_name;
+  PtrMap<CodeInfo> code;
+  PtrMap<std::string> type_name;
   std::unordered_map<uint64_t, std::string> child_name;  // hash(parent, child) -> relative name
   PyObj* module_class = nullptr;  // torch.nn.Module, held
+  PyObj* self_name = nullptr;     // "self", held
   bool looked_for_torch = false;
   void clear(const Python& py) {
     code.clear();
     type_name.clear();
     child_name.clear();
     if (module_class) py.DecRef(module_class);
-    module_class = nullptr;
+    module_class = self_name = nullptr;
     looked_for_torch = false;
   }
 };
@@ -233,16 +282,19 @@ void read_python(const Python& py, PyCache& cache, std::mutex& m, Origin& o) {
         }
         py.DecRef(name);
       }
+      if (cache.module_class) cache.self_name = py.Str("self");
       py.ErrClear();
     }
-    PyObj* self_name = cache.module_class ? py.Str("self") : nullptr;
+    PyObj* self_name = cache.module_class ? cache.self_name : nullptr;
     std::vector<PyObj*> modules;  // innermost first, held
+    modules.reserve(16);
+    o.python.reserve(3);
     PyObj* frame = py.GetFrame();
     if (frame) py.IncRef(frame);
     for (int depth = 0; frame && depth < 256; ++depth) {
       PyObj* code = py.FrameCode(frame);
-      auto it = cache.code.find(code);
-      if (it == cache.code.end()) {
+      const CodeInfo* info = cache.code.find(code);
+      if (!info) {
         CodeInfo c;
         c.file = attr_text(py, code, "co_filename");
         c.function = attr_text(py, code, "co_qualname");
@@ -250,9 +302,9 @@ void read_python(const Python& py, PyCache& cache, std::mutex& m, Origin& o) {
         c.framework = framework_file(c.file);
         size_t dot = c.function.rfind('.');
         c.forward = (dot == std::string::npos ? c.function : c.function.substr(dot + 1)) == "forward";
-        it = cache.code.emplace(code, std::move(c)).first;
+        info = &cache.code.insert(code, std::move(c));
       }
-      const CodeInfo& c = it->second;
+      const CodeInfo& c = *info;
       if (!c.framework && o.python.size() < 3) o.python.push_back({c.file, uint32_t(py.FrameLine(frame)), c.function});
       if (c.forward && self_name) {
         PyObj* self = nullptr;
@@ -275,15 +327,14 @@ void read_python(const Python& py, PyCache& cache, std::mutex& m, Origin& o) {
       frame = back;
     }
     if (frame) py.DecRef(frame);
-    if (self_name) py.DecRef(self_name);
     // Outermost first: the outermost module is "", each next one is named
     // by where it sits under the one that called it.
     std::reverse(modules.begin(), modules.end());
     for (size_t i = 0; i < modules.size(); ++i) {
-      auto tn = cache.type_name.find(modules[i]);
-      if (tn == cache.type_name.end()) {
+      const std::string* tn = cache.type_name.find(modules[i]);
+      if (!tn) {
         PyObj* type = py.TypeOf(modules[i]);
-        tn = cache.type_name.emplace(modules[i], type ? attr_text(py, type, "__name__") : std::string()).first;
+        tn = &cache.type_name.insert(modules[i], type ? attr_text(py, type, "__name__") : std::string());
         if (type) py.DecRef(type);
       }
       std::string name;
@@ -295,12 +346,12 @@ void read_python(const Python& py, PyCache& cache, std::mutex& m, Origin& o) {
           std::string rel;
           for (int d = 1; d <= 3 && rel.empty(); ++d)
             if (!find_child(py, modules[i - 1], modules[i], d, rel)) rel.clear();
-          if (rel.empty()) rel = "<" + tn->second + ">";  // called, not owned
+          if (rel.empty()) rel = "<" + *tn + ">";  // called, not owned
           cn = cache.child_name.emplace(key, rel).first;
         }
         name = join_name(o.modules.back().name, cn->second);
       }
-      o.modules.push_back({std::move(name), tn->second});
+      o.modules.push_back({std::move(name), *tn});
     }
     for (PyObj* mo : modules) py.DecRef(mo);
   }
@@ -346,6 +397,11 @@ bool makes_node(const char* f) {
 }
 
 bool graph_add(const char* f) { return has_prefix(f, "cudaGraphAdd") || has_prefix(f, "cuGraphAdd"); }
+
+bool capture_bound(const char* f) {
+  return has_prefix(f, "cudaStreamBeginCapture") || has_prefix(f, "cuStreamBeginCapture") ||
+         has_prefix(f, "cudaStreamEndCapture") || has_prefix(f, "cuStreamEndCapture");
+}
 
 // The function symbols of an object's .symtab (static functions, hidden
 // ones: what dladdr, which reads the dynamic table only, cannot name).
@@ -596,12 +652,12 @@ struct OriginRecorder::Impl {
   void created(const CUpti_GraphData* g) {
     if (!g->node) return;
     ThreadState& ts = thread_state();
+    // Without a node-making call under way and with no capture active, the
+    // node is instantiation's own copy (or a clone, which cloned() handles):
+    // nothing of the caller's to record.
+    if (!ts.pending && captures.load(std::memory_order_relaxed) == 0) return;
     Entry e;
-    if (ts.pending) {
-      e.origin = ts.pending;
-    } else {
-      e.origin = now(false);
-    }
+    e.origin = ts.pending ? ts.pending : now(false);
     if (e.origin->python.empty()) {
       // Deep enough to get past CUPTI's, the driver's and the runtime's
       // own frames to the caller's.
@@ -689,8 +745,17 @@ OriginRecorder& OriginRecorder::instance() {
 }
 
 bool OriginRecorder::enable(CUpti_SubscriberHandle s) {
-  bool ok = cuptiEnableDomain(1, s, CUPTI_CB_DOMAIN_RUNTIME_API) == CUPTI_SUCCESS &&
-            cuptiEnableDomain(1, s, CUPTI_CB_DOMAIN_DRIVER_API) == CUPTI_SUCCESS;
+  // Only the calls that make nodes or begin and end a capture: every other
+  // API call of the application then costs nothing.
+  bool ok = true;
+  for (auto [domain, size] : {std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, int(CUPTI_RUNTIME_TRACE_CBID_SIZE)},
+                              std::pair{CUPTI_CB_DOMAIN_DRIVER_API, int(CUPTI_DRIVER_TRACE_CBID_SIZE)}})
+    for (int id = 1; id < size && ok; ++id) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(domain, CUpti_CallbackId(id), &name) != CUPTI_SUCCESS || !name) continue;
+      if (makes_node(name) || capture_bound(name))
+        ok = cuptiEnableCallback(1, s, domain, CUpti_CallbackId(id)) == CUPTI_SUCCESS;
+    }
   for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
                               CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING})
     ok = ok && cuptiEnableCallback(1, s, CUPTI_CB_DOMAIN_RESOURCE, id) == CUPTI_SUCCESS;

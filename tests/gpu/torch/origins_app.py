@@ -2,13 +2,15 @@
 machine only): transformers' Llama built from a config (random weights, no
 download), captured into one CUDA graph and replayed.
 
-    python3 origins_app.py llama [--layers 8] [--timing FILE] [--emit-nvtx]
+    python3 origins_app.py llama [--layers 8] [--captures 1] [--timing FILE] [--emit-nvtx]
     python3 origins_app.py compile [--layers 8]
 
 llama:    torch.cuda.graph around one decode-like forward; with --timing,
           writes the seconds that capture + instantiate took (the
           `with torch.cuda.graph(...)` block: PyTorch instantiates when it
-          ends) as JSON; with --emit-nvtx, captures under
+          ends) of each of the --captures graphs (each a new CUDAGraph of
+          the same forward, as a server captures one per batch size) as
+          JSON; with --emit-nvtx, captures under
           torch.autograd.profiler.emit_nvtx (aten:: NVTX ranges).
 compile:  the same model under torch.compile(mode="reduce-overhead"), run
           until its CUDA graphs are recorded and replayed.
@@ -34,6 +36,7 @@ def main():
     ap.add_argument("mode", choices=["llama", "compile"])
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--timing")
+    ap.add_argument("--captures", type=int, default=1)
     ap.add_argument("--emit-nvtx", action="store_true")
     a = ap.parse_args()
     model = build(a.layers)
@@ -55,24 +58,28 @@ def main():
                 model(ids, use_cache=False)
         torch.cuda.current_stream().wait_stream(s)
         torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        t0 = time.perf_counter()
-        if a.emit_nvtx:
-            with torch.autograd.profiler.emit_nvtx():
+        graphs, seconds = [], []
+        for _ in range(a.captures):
+            g = torch.cuda.CUDAGraph()
+            t0 = time.perf_counter()
+            if a.emit_nvtx:
+                with torch.autograd.profiler.emit_nvtx():
+                    with torch.cuda.graph(g):
+                        out = model(ids, use_cache=False).logits
+            else:
                 with torch.cuda.graph(g):
                     out = model(ids, use_cache=False).logits
-        else:
-            with torch.cuda.graph(g):
-                out = model(ids, use_cache=False).logits
-        torch.cuda.synchronize()
-        seconds = time.perf_counter() - t0
-        for _ in range(5):
-            g.replay()
+            torch.cuda.synchronize()
+            seconds.append(time.perf_counter() - t0)
+            graphs.append(g)
+        for g in graphs:
+            for _ in range(5):
+                g.replay()
         torch.cuda.synchronize()
     if a.timing:
         with open(a.timing, "w") as f:
             json.dump({"capture_instantiate_s": seconds, "layers": a.layers}, f)
-    print("llama ok", tuple(out.shape), "capture+instantiate %.1f ms" % (seconds * 1e3))
+    print("llama ok", tuple(out.shape), "capture+instantiate %s ms" % " ".join("%.1f" % (t * 1e3) for t in seconds))
 
 
 if __name__ == "__main__":
