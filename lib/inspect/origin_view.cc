@@ -30,6 +30,51 @@ bool star_indices(const std::string& name, std::string* out) {
   return any;
 }
 
+// "layer 3" -> "layer *": numbers that stand as words (after a space, a
+// dot or the start; before a space, a dot or the end) become "*"; numbers
+// inside names ("sm80", "program_id=4639") stay. Whether any did.
+bool star_words(const std::string& text, std::string* out) {
+  out->clear();
+  bool any = false;
+  for (size_t i = 0; i < text.size();) {
+    const bool word_start = i == 0 || text[i - 1] == ' ' || text[i - 1] == '.';
+    size_t j = i;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    if (word_start && j > i && (j == text.size() || text[j] == ' ' || text[j] == '.')) {
+      *out += '*';
+      any = true;
+      i = j;
+    } else {
+      *out += text[i++];
+    }
+  }
+  return any;
+}
+
+// The NVTX group of a node's ranges, and the range at its level: the ranges
+// from the outermost down to the first one numbered ("forward / layer *"),
+// else down to the `depth`th.
+std::string range_group(const Origin& o, size_t depth, std::string* level = nullptr) {
+  std::string key, starred;
+  const size_t n = o.nvtx.size();
+  for (size_t i = 0; i < n; ++i) {
+    const bool numbered = star_words(o.nvtx[i].message, &starred);
+    if (!key.empty()) key += " / ";
+    key += starred;
+    if (numbered || i + 1 == std::min(depth, n)) {
+      if (level) *level = o.nvtx[i].message;
+      break;
+    }
+  }
+  return key;
+}
+
+bool any_module(const Graph& g) {
+  for (const Node& n : g.nodes)
+    if (n.origin && !n.origin->modules.empty()) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string module_group(const Origin& o) {
@@ -60,18 +105,37 @@ OriginCounts count_origins(const Graph& g) {
 }
 
 std::vector<ModuleShare> by_module(const Graph& g, const std::vector<double>* time) {
+  const bool ranges = !any_module(g);
+  const std::string none_key = ranges ? "(no NVTX range)" : "(no module)";
   std::map<std::string, ModuleShare> groups;
   std::map<std::string, std::set<std::string>> names;
   std::map<std::string, std::set<std::string>> types;
+  // Two ranges deep, unless that makes a group of nearly every node (XLA
+  // names a range per operation): then the outermost alone.
+  size_t depth = 2;
+  if (ranges) {
+    std::set<std::string> keys;
+    size_t with = 0;
+    for (const Node& n : g.nodes)
+      if (n.origin && !n.origin->nvtx.empty()) keys.insert(range_group(*n.origin, 2)), ++with;
+    if (keys.size() > 2 && 2 * keys.size() > with) depth = 1;
+  }
   for (const Node& n : g.nodes) {
-    std::string key = n.origin ? module_group(*n.origin) : "";
+    std::string level;
+    std::string key = !n.origin ? "" : ranges ? range_group(*n.origin, depth, &level) : module_group(*n.origin);
     const bool none = key.empty();
-    if (none) key = "(no module)";
+    if (none) key = none_key;
     ModuleShare& s = groups[key];
     s.group = key;
+    s.none = none;
+    s.range = ranges;
     ++s.nodes;
     if (time && n.index < time->size() && (*time)[n.index] >= 0) s.time_us += (*time)[n.index];
     if (none) continue;
+    if (ranges) {
+      names[key].insert(level);
+      continue;
+    }
     // The module at the group's level: the one whose starred name is the key.
     for (const auto& m : n.origin->modules) {
       std::string starred;
@@ -90,12 +154,29 @@ std::vector<ModuleShare> by_module(const Graph& g, const std::vector<double>* ti
     out.push_back(std::move(s));
   }
   std::stable_sort(out.begin(), out.end(), [&](const ModuleShare& a, const ModuleShare& b) {
-    const bool na = a.group == "(no module)", nb = b.group == "(no module)";
-    if (na != nb) return nb;
+    if (a.none != b.none) return b.none;
     if (time && a.time_us != b.time_us) return a.time_us > b.time_us;
     return a.nodes > b.nodes;
   });
   return out;
+}
+
+std::string group_kind(const Graph& g) {
+  if (any_module(g)) return "module";
+  for (const Node& n : g.nodes)
+    if (n.origin && !n.origin->nvtx.empty()) return "NVTX range";
+  return "";
+}
+
+std::string describe_share(const ModuleShare& s) {
+  std::string what = s.group.size() > 56 ? s.group.substr(0, 53) + "..." : s.group;
+  if (s.instances > 1 && s.range)
+    what += " (" + std::to_string(s.instances) + " ranges)";
+  else if (s.instances > 1)
+    what += " (" + std::to_string(s.instances) + " x " + (s.type.empty() ? "modules" : s.type) + ")";
+  else if (!s.type.empty() && s.type != s.group)
+    what += " (" + s.type + ")";
+  return what;
 }
 
 std::string common_module(const Graph& g, const std::vector<uint32_t>& nodes) {
@@ -133,8 +214,10 @@ std::string format_origins(const Graph& g) {
         out += buf;
   else
     out += "\n";
-  if (!c.with_module) return out;
+  const std::string kind = group_kind(g);
+  if (kind.empty()) return out;
   const auto shares = by_module(g);
+  const std::string heading = "by " + kind;
   bool first = true;
   size_t shown = 0;
   for (const auto& s : shares) {
@@ -143,10 +226,7 @@ std::string format_origins(const Graph& g) {
       out += buf;
       break;
     }
-    std::string what = s.group;
-    if (s.instances > 1) what += " (" + std::to_string(s.instances) + " x " + (s.type.empty() ? "modules" : s.type) + ")";
-    else if (!s.type.empty() && s.type != s.group) what += " (" + s.type + ")";
-    std::snprintf(buf, sizeof buf, "%-14s %-56s %s\n", first ? "by module" : "", what.c_str(),
+    std::snprintf(buf, sizeof buf, "%-14s %-56s %s\n", first ? heading.c_str() : "", describe_share(s).c_str(),
                   plural(s.nodes, "node", "nodes").c_str());
     out += buf;
     first = false;

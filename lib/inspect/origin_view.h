@@ -25,16 +25,28 @@ struct OriginCounts {
 OriginCounts count_origins(const Graph& g);
 
 struct ModuleShare {
-  std::string group;           // module_group()
+  std::string group;           // module_group(), or the NVTX ranges' group
   std::string type;            // its class, when all agree
-  size_t instances = 0;        // distinct modules in the group (8 layers)
+  size_t instances = 0;        // distinct modules (8 layers) or ranges in the group
+  bool none = false;           // the nodes without a module (or range)
+  bool range = false;          // a group of NVTX ranges, not of modules
   size_t nodes = 0;
   double time_us = 0;          // summed over its nodes, when times were given
 };
 /// Root nodes summed by module_group(), largest first (by time when `time`
 /// is given: one entry per node, negative for none), nodes without a module
-/// last as "(no module)".
+/// last as "(no module)". When no node has a module (a native program that
+/// annotates), by NVTX ranges instead: the ranges from the outermost down
+/// to the first numbered one, numbers as "*" ("forward / layer *"), else
+/// down to the second; nodes without ranges last as "(no NVTX range)".
 std::vector<ModuleShare> by_module(const Graph& g, const std::vector<double>* time = nullptr);
+
+/// What by_module() groups by: "module", "NVTX range", or "" (neither).
+std::string group_kind(const Graph& g);
+
+/// "model.layers.* (8 x LlamaDecoderLayer)", "lm_head (Linear)",
+/// "forward / layer * (4 ranges)".
+std::string describe_share(const ModuleShare& s);
 
 /// The module nodes have in common, as a prefix ("model.layers.5.mlp"),
 /// when at least one of them has a module; "" otherwise.

@@ -118,13 +118,13 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
     }
     out += std::to_string(r.critical_path[k]) + " " + node_name(doc, r.critical_path[k]);
   }
-  if (modules) {
+  if (!group_kind(doc.root).empty()) {
     // Where the graph's time went, by the part of the model that made it.
     std::vector<double> busy(doc.root.nodes.size(), -1);
     double total = 0;
     for (const auto& p : r.nodes)
       if (p.replays && p.index < busy.size()) busy[p.index] = std::max(0.0, p.end_us - p.start_us), total += busy[p.index];
-    out += "\n\ntime by module (node durations summed, medians; they may overlap)\n";
+    out += "\n\ntime by " + group_kind(doc.root) + " (node durations summed, medians; they may overlap)\n";
     size_t shown = 0;
     const auto shares = by_module(doc.root, &busy);
     for (const auto& m : shares) {
@@ -132,10 +132,7 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
         out += "  ... and " + std::to_string(shares.size() - 12) + " more\n";
         break;
       }
-      std::string what = m.group;
-      if (m.instances > 1) what += " (" + std::to_string(m.instances) + " x " + (m.type.empty() ? "modules" : m.type) + ")";
-      else if (!m.type.empty() && m.type != m.group) what += " (" + m.type + ")";
-      std::snprintf(buf, sizeof buf, "  %-56s %10.1f us %5.1f%%  %s\n", what.c_str(), m.time_us,
+      std::snprintf(buf, sizeof buf, "  %-56s %10.1f us %5.1f%%  %s\n", describe_share(m).c_str(), m.time_us,
                     total > 0 ? 100.0 * m.time_us / total : 0.0, plural(m.nodes, "node", "nodes").c_str());
       out += buf;
     }
