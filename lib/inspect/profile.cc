@@ -715,6 +715,7 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   });
   count_verdicts(r);
   r.makespan_us = median(makespans);
+  r.account = account_makespan(g, trace, join, tol);
 
   critical_path(order, deps, duration, r);
   lane_usage(lanes_per_replay, lane_keys, r);

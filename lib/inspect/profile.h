@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "account.h"
 #include "graph.h"
 #include "join.h"
 #include "lane.h"
@@ -80,6 +81,8 @@ struct ProfileReport {
   bool by_ids = true;
   size_t assigned[kAssignmentCount] = {0, 0, 0, 0, 0};
   std::vector<LaunchUse> launches;
+  // Where the makespan went (account.h).
+  MakespanAccount account;
 };
 
 /// Whether node i's verdict rests on an ambiguous assignment: its own

@@ -92,6 +92,37 @@ void write_node_line(NodeLine& w, const NodeProfile& p, const Node& n, LaneNames
   w.close();
 }
 
+// "account" (account.h): the representative replay's parts, exact in ns,
+// with medians and spread over replays, and the chain's nodes.
+void write_account(JsonWriter& w, const MakespanAccount& a) {
+  w.key("account").begin_object();
+  w.key("replay").value(a.replay).key("replays").value(a.replays);
+  w.key("makespan_ns").value(uint64_t(a.makespan_ns)).key("chain_nodes").value(a.chain_nodes);
+  w.key("parts").begin_object();
+  for (const AccountPart& p : a.parts) {
+    w.key(account_key(p.category)).begin_object();
+    w.key("ns").value(uint64_t(p.ns)).key("median_us").value(p.median_us);
+    w.key("min_us").value(p.min_us).key("max_us").value(p.max_us).end_object();
+  }
+  w.end_object();
+  if (!a.modules.empty()) {
+    w.key("modules").begin_array();
+    for (const ModuleTime& m : a.modules) w.begin_object().key("module").value(m.module).key("ns").value(uint64_t(m.ns)).end_object();
+    w.end_array();
+  }
+  w.key("chain").begin_array();
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const NodeAccount& x = a.nodes[i];
+    if (!x.on_chain) continue;
+    w.begin_object().key("node").value(uint64_t(i)).key("work_ns").value(uint64_t(x.work_ns));
+    w.key("wait_ns").value(uint64_t(x.wait_ns));
+    if (x.wait_ns) w.key("wait").value(account_key(x.wait));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
 }  // namespace
 
 std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc) {
@@ -144,6 +175,7 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
   w.key("streams").begin_array();
   for (uint32_t s : r.streams) w.value(s);
   w.end_array();
+  if (r.account.replays) write_account(w, r.account);
   w.key("nodes").begin_array();
   // The document is the writer's text around the nodes' lines, which are
   // most of it. Each line depends on its node alone: they are formatted in
@@ -357,6 +389,58 @@ void read_node(const JsonRead& r, uint32_t o, const JsonPath& path, uint32_t n, 
     r.fail(JsonPath(path, "blocking"), "is true without a fake verdict, a blocker and a delay");
 }
 
+void read_account(const JsonRead& r, uint32_t v, uint32_t n, MakespanAccount& a) {
+  const JsonPath at("account");
+  r.object(v, at, "an object");
+  optional_member(r, v, "replay", [&](uint32_t x) { a.replay = r.u32(x, JsonPath(at, "replay")); });
+  optional_member(r, v, "replays", [&](uint32_t x) { a.replays = r.u32(x, JsonPath(at, "replays")); });
+  optional_member(r, v, "makespan_ns", [&](uint32_t x) {
+    a.makespan_ns = int64_t(std::min<uint64_t>(r.u64(x, JsonPath(at, "makespan_ns")), uint64_t(INT64_MAX) / 2));
+  });
+  optional_member(r, v, "chain_nodes", [&](uint32_t x) { a.chain_nodes = r.u32(x, JsonPath(at, "chain_nodes")); });
+  a.parts.clear();
+  for (size_t c = 0; c < kAccountCategories; ++c) a.parts.push_back({AccountCategory(c), 0, 0, 0, 0});
+  const uint32_t parts = r.required(v, "parts", at);
+  const JsonPath pp(at, "parts");
+  r.object(parts, pp, "an object of categories");
+  int64_t sum = 0;
+  for (size_t c = 0; c < kAccountCategories; ++c) {
+    const std::string_view key = account_key(AccountCategory(c));
+    optional_member(r, parts, key, [&](uint32_t x) {
+      const JsonPath kp(pp, key);
+      r.object(x, kp, "an object");
+      AccountPart& part = a.parts[c];
+      part.ns = int64_t(std::min<uint64_t>(r.u64(r.required(x, "ns", kp), JsonPath(kp, "ns")), uint64_t(INT64_MAX) / 16));
+      optional_member(r, x, "median_us", [&](uint32_t y) { part.median_us = r.non_negative(y, JsonPath(kp, "median_us")); });
+      optional_member(r, x, "min_us", [&](uint32_t y) { part.min_us = r.non_negative(y, JsonPath(kp, "min_us")); });
+      optional_member(r, x, "max_us", [&](uint32_t y) { part.max_us = r.non_negative(y, JsonPath(kp, "max_us")); });
+      sum += part.ns;
+    });
+  }
+  if (sum != a.makespan_ns)
+    r.fail(pp, "the parts add up to " + std::to_string(sum) + " ns, not the makespan's " + std::to_string(a.makespan_ns));
+  a.nodes.assign(n, NodeAccount{});
+  optional_member(r, v, "chain", [&](uint32_t x) {
+    const JsonPath cp(at, "chain");
+    uint32_t k = 0;
+    r.array(x, cp, "an array of chain nodes", &k);
+    for (uint32_t i = 0; i < k; ++i) {
+      const JsonPath ip(cp, i);
+      const uint32_t o = r.object(r.tape().element(x, i), ip, "an object");
+      const uint64_t node = r.count(r.required(o, "node", ip), JsonPath(ip, "node"), "a node index");
+      if (node >= n) r.fail(JsonPath(ip, "node"), std::to_string(node) + " is not a node of the report");
+      NodeAccount& na = a.nodes[node];
+      na.on_chain = true;
+      optional_member(r, o, "work_ns", [&](uint32_t y) { na.work_ns = int64_t(std::min<uint64_t>(r.u64(y, JsonPath(ip, "work_ns")), uint64_t(INT64_MAX) / 2)); });
+      optional_member(r, o, "wait_ns", [&](uint32_t y) { na.wait_ns = int64_t(std::min<uint64_t>(r.u64(y, JsonPath(ip, "wait_ns")), uint64_t(INT64_MAX) / 2)); });
+      optional_member(r, o, "wait", [&](uint32_t y) {
+        if (!parse_account_key(r.string(y, JsonPath(ip, "wait"), 64), &na.wait))
+          r.fail(JsonPath(ip, "wait"), "is not a category of the account");
+      });
+    }
+  });
+}
+
 }  // namespace
 
 ProfileDocument read_profile_json(std::string_view text, const std::string& origin) {
@@ -381,6 +465,7 @@ ProfileDocument read_profile_json(std::string_view text, const std::string& orig
   optional_member(r, root, "critical_path", [&](uint32_t v) { read_indices(r, v, "critical_path", n, p.critical_path); });
   optional_member(r, root, "lanes", [&](uint32_t v) { read_lanes(r, v, p); });
   optional_member(r, root, "streams", [&](uint32_t v) { read_indices(r, v, "streams", UINT32_MAX, p.streams); });
+  optional_member(r, root, "account", [&](uint32_t v) { read_account(r, v, n, p.account); });
   p.nodes.resize(n);
   d.nodes.resize(n);
   const JsonPath at("nodes");

@@ -61,7 +61,20 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
   line("critical path", cp);
   line("dependencies", std::to_string(r.real) + " real, " + std::to_string(r.fake) + " fake (" +
                            std::to_string(r.blocking) + " blocking), " + std::to_string(r.none) + " none");
-  line("time lost", fmt("%.1f", r.time_lost_us) + " us: delays of blocked nodes, summed (they may overlap)");
+  const MakespanAccount& acc = r.account;
+  if (acc.replays) {
+    // The account's largest parts, in one line; the whole of it below.
+    std::vector<const AccountPart*> big;
+    for (const auto& p : acc.parts)
+      if (p.ns > 0) big.push_back(&p);
+    std::stable_sort(big.begin(), big.end(), [](const AccountPart* a, const AccountPart* b) { return a->ns > b->ns; });
+    std::string parts;
+    for (size_t k = 0; k < big.size() && k < 4; ++k)
+      parts += std::string(k ? ", " : "") + std::string(to_string(big[k]->category)) + " " +
+               fmt("%.1f", double(big[k]->ns) / 1000.0) + " us (" +
+               fmt("%.0f", acc.makespan_ns ? 100.0 * double(big[k]->ns) / double(acc.makespan_ns) : 0.0) + "%)";
+    line("account", parts.empty() ? std::string("nothing to account for") : parts);
+  }
   if (r.blocking_lane_busy)
     line("note", std::to_string(r.blocking_lane_busy) + " of the " + std::to_string(r.blocking) +
                      " blocking nodes started while other work still ran on their own lane: that lane was not "
@@ -78,7 +91,32 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
     return r.nodes[a].delay_us != r.nodes[b].delay_us ? r.nodes[a].delay_us > r.nodes[b].delay_us : a < b;
   });
   if (idx.size() > top) idx.resize(top);
-  out += "\nworst delays (us, medians)\n";
+  if (acc.replays) {
+    out += "\nwhere the makespan went (replay " + std::to_string(acc.replay) + " of median makespan, " +
+           fmt("%.3f", double(acc.makespan_ns) / 1000.0) + " us, each ns once; medians over " +
+           std::to_string(acc.replays) + " replays, min-max)\n";
+    for (const auto& p : acc.parts) {
+      if (p.ns == 0 && p.max_us == 0) continue;
+      std::snprintf(buf, sizeof buf, "  %-26s %11.3f us %5.1f%%   median %10.3f  (%.3f-%.3f)\n",
+                    std::string(to_string(p.category)).c_str(), double(p.ns) / 1000.0,
+                    acc.makespan_ns ? 100.0 * double(p.ns) / double(acc.makespan_ns) : 0.0, p.median_us, p.min_us,
+                    p.max_us);
+      out += buf;
+    }
+    std::snprintf(buf, sizeof buf, "  %-26s %11.3f us   the chain walked back from the last node: %u nodes\n", "total",
+                  double(acc.makespan_ns) / 1000.0, acc.chain_nodes);
+    out += buf;
+    if (!acc.modules.empty()) {
+      std::string m;
+      for (size_t k = 0; k < acc.modules.size() && k < 6; ++k)
+        m += std::string(k ? ", " : "") + (acc.modules[k].module.empty() ? "(no module)" : acc.modules[k].module) + " " +
+             fmt("%.1f", double(acc.modules[k].ns) / 1000.0) + " us";
+      if (acc.modules.size() > 6) m += ", ...";
+      out += "  work on the chain by module: " + m + "\n";
+    }
+  }
+  out += "\nworst delays (us, medians; blocked nodes' delays summed: " + fmt("%.1f", r.time_lost_us) +
+         " us, they may overlap)\n";
   const bool modules = count_origins(doc.root).with_module > 0;
   auto module_of = [&](uint32_t i) {
     const auto& o = i < doc.root.nodes.size() ? doc.root.nodes[i].origin : nullptr;

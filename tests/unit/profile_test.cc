@@ -395,3 +395,184 @@ TEST_CASE("a blocker on another lane is the latest to end, however the device is
       CHECK(r.other_records == padding);
     }
 }
+
+// ---------------------------------------------------------------------------
+// The makespan account (account.h): every nanosecond once.
+
+namespace {
+
+int64_t parts_sum(const MakespanAccount& a) {
+  int64_t s = 0;
+  for (const AccountPart& p : a.parts) s += p.ns;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("account: a chain is its kernels' work and the gaps between them") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10.5, 20, 0).act(2, 20.3, 30, 0);
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {0}}, {NodeType::kernel, "_Z1cv", {1}}}, kExec);
+  const MakespanAccount& a = analyze_profile(doc, b.t, {}).account;
+  REQUIRE(a.replays == 1);
+  CHECK(a.makespan_ns == 30000);
+  CHECK(parts_sum(a) == a.makespan_ns);
+  CHECK(a.part(AccountCategory::kernel) == 29200);
+  CHECK(a.part(AccountCategory::latency) == 800);
+  CHECK(a.chain_nodes == 3);
+  CHECK(a.nodes[1].work_ns == 9500);
+  CHECK(a.nodes[1].wait_ns == 500);
+  CHECK(a.nodes[1].wait == AccountCategory::latency);
+}
+
+TEST_CASE("account: a branch held back on its channel by its sibling is a fake wait, same channel") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 20, 0).act(2, 20.2, 30, 0).act(3, 30.2, 40, 0);
+  const MakespanAccount& a = analyze_profile(fork_join2(), b.t, {}).account;
+  CHECK(a.makespan_ns == 40000);
+  CHECK(parts_sum(a) == 40000);
+  CHECK(a.part(AccountCategory::fake_same_channel) == 10000);  // ready at 10, its sibling ended at 20
+  CHECK(a.part(AccountCategory::latency) == 400);
+  CHECK(a.part(AccountCategory::kernel) == 29600);
+  CHECK(a.nodes[2].on_chain);
+  CHECK(!a.nodes[1].on_chain);  // the walk goes on along the real dependency, not the fake one
+  CHECK(a.nodes[2].wait == AccountCategory::fake_same_channel);
+}
+
+TEST_CASE("account: copies on two channels of one copy engine are a fake wait, copy engine") {
+  TraceBuilder b;
+  b.act(0, 0, 100, 10, 1, ActivityKind::memcpy, CopyKind::htod, 2)
+      .act(1, 100.5, 200, 11, 1, ActivityKind::memcpy, CopyKind::htod, 2);
+  GraphDocument doc = make_doc({{NodeType::memcpy, "", {}}, {NodeType::memcpy, "", {}}}, kExec);
+  const MakespanAccount& a = analyze_profile(doc, b.t, {}).account;
+  CHECK(parts_sum(a) == 200000);
+  CHECK(a.part(AccountCategory::memcpy) == 99500);
+  CHECK(a.part(AccountCategory::fake_copy_engine) == 100000);
+  CHECK(a.part(AccountCategory::latency) == 500);
+  CHECK(a.chain_nodes == 1);
+}
+
+TEST_CASE("account: a node that starts late while the graph's other branch runs is concurrent work") {
+  // 0 -> 1 -> 3, 0 -> 2; 2 is long, on another channel; 3 waits 14 us after 1.
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 11, 0).act(2, 10, 30, 1).act(3, 25, 40, 0);
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}},
+                                {NodeType::kernel, "_Z1bv", {0}},
+                                {NodeType::kernel, "_Z1cv", {0}},
+                                {NodeType::kernel, "_Z1dv", {1}}},
+                               kExec);
+  const MakespanAccount& a = analyze_profile(doc, b.t, {}).account;
+  CHECK(parts_sum(a) == 40000);
+  CHECK(a.part(AccountCategory::concurrent) == 14000);
+  CHECK(a.part(AccountCategory::kernel) == 26000);
+  CHECK(a.part(AccountCategory::latency) == 0);
+  CHECK(!a.nodes[2].on_chain);
+  // Only partly covered: the rest of the gap is latency.
+  TraceBuilder c;
+  c.act(0, 0, 10, 0).act(1, 10, 11, 0).act(2, 10, 15, 1).act(3, 25, 40, 0);
+  const MakespanAccount& d = analyze_profile(doc, c.t, {}).account;
+  CHECK(parts_sum(d) == 40000);
+  CHECK(d.part(AccountCategory::concurrent) == 4000);
+  CHECK(d.part(AccountCategory::latency) == 10000);
+}
+
+TEST_CASE("account: a host function's time, which has no record, is the host nodes' part") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(3, 60, 70, 0);
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}},
+                                {NodeType::host, "", {0}},
+                                {NodeType::event_record, "", {1}},
+                                {NodeType::kernel, "_Z1bv", {2}}},
+                               kExec);
+  const MakespanAccount& a = analyze_profile(doc, b.t, {}).account;
+  CHECK(parts_sum(a) == 70000);
+  CHECK(a.part(AccountCategory::host) == 50000);
+  CHECK(a.part(AccountCategory::kernel) == 20000);
+}
+
+TEST_CASE("account: records the join left without a node, after the last node, are unexplained") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 20, 0).act(9, 20, 25, 0);  // node 9 does not exist
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {0}}}, kExec);
+  const ProfileReport r = analyze_profile(doc, b.t, {});
+  CHECK(r.unmatched_records == 1);
+  CHECK(parts_sum(r.account) == r.account.makespan_ns);
+  CHECK(r.account.makespan_ns == 25000);
+  CHECK(r.account.part(AccountCategory::unexplained) == 5000);
+}
+
+TEST_CASE("account: replays that disagree: the median replay in full, medians and spread per part") {
+  TraceBuilder b;
+  // Three replays of a two-kernel chain, gaps 1, 5 and 3 us.
+  const double gaps[] = {1, 5, 3};
+  for (uint32_t k = 0; k < 3; ++k) {
+    const double t = 1000.0 * k;
+    b.act(0, t, t + 10, 0, k + 1).act(1, t + 10 + gaps[k], t + 20 + gaps[k], 0, k + 1);
+  }
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {0}}}, kExec);
+  const MakespanAccount& a = analyze_profile(doc, b.t, {}).account;
+  CHECK(a.replays == 3);
+  CHECK(a.makespan_ns == 23000);  // the replay of median makespan: gap 3
+  CHECK(parts_sum(a) == 23000);
+  const AccountPart& lat = a.parts[size_t(AccountCategory::latency)];
+  CHECK(lat.ns == 3000);
+  CHECK(lat.median_us == doctest::Approx(3));
+  CHECK(lat.min_us == doctest::Approx(1));
+  CHECK(lat.max_us == doctest::Approx(5));
+}
+
+TEST_CASE("account: on random graphs and records, the parts add up to the makespan to the nanosecond") {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    const uint32_t n = 1 + rng() % 12;
+    std::vector<Spec> specs;
+    for (uint32_t i = 0; i < n; ++i) {
+      std::vector<uint32_t> deps;
+      for (uint32_t j = 0; j < i; ++j)
+        if (rng() % 3 == 0) deps.push_back(j);
+      NodeType type = rng() % 7 == 0 ? NodeType::host : rng() % 5 == 0 ? NodeType::memcpy : NodeType::kernel;
+      specs.push_back({type, type == NodeType::kernel ? "_Z1kv" : "", deps});
+    }
+    GraphDocument doc = make_doc(specs, kExec);
+    TraceBuilder b;
+    const uint32_t replays = 1 + rng() % 3;
+    for (uint32_t k = 0; k < replays; ++k)
+      for (uint32_t i = 0; i < n; ++i) {
+        if (specs[i].type == NodeType::host) continue;
+        const double s = 500.0 * k + double(rng() % 40000) / 1000.0;
+        const bool copy = specs[i].type == NodeType::memcpy;
+        b.act(i, s, s + 0.001 + double(rng() % 20000) / 1000.0, rng() % 3, k + 1,
+              copy ? ActivityKind::memcpy : ActivityKind::kernel, copy ? CopyKind::htod : CopyKind::none, copy ? 2 : 1);
+      }
+    if (b.t.activities.empty()) continue;
+    const ProfileReport r = analyze_profile(doc, b.t, {});
+    CAPTURE(round);
+    CHECK(parts_sum(r.account) == r.account.makespan_ns);
+    for (const AccountPart& p : r.account.parts) {
+      CHECK(p.ns >= 0);
+      CHECK(p.min_us <= p.median_us + 1e-9);
+      CHECK(p.median_us <= p.max_us + 1e-9);
+    }
+  }
+}
+
+TEST_CASE("account: written to the profile JSON and read back; a report whose parts do not add up is refused") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 20, 0).act(2, 20.2, 30, 0).act(3, 30.2, 40, 0);
+  GraphDocument doc = fork_join2();
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  const std::string text = write_profile_json(r, doc);
+  ProfileDocument back = read_profile_json(text, "p.json");
+  const MakespanAccount& a = back.report.account;
+  CHECK(a.makespan_ns == r.account.makespan_ns);
+  for (size_t c = 0; c < kAccountCategories; ++c) CHECK(a.parts[c].ns == r.account.parts[c].ns);
+  CHECK(a.nodes[2].on_chain);
+  CHECK(a.nodes[2].wait == AccountCategory::fake_same_channel);
+  CHECK(write_profile_json(back.report, doc) == text);
+  std::string bad = text;
+  const std::string was = "\"latency\": {\"ns\": 400,";
+  const size_t at = bad.find(was);
+  REQUIRE(at != std::string::npos);
+  bad.replace(at, was.size(), "\"latency\": {\"ns\": 401,");
+  CHECK_THROWS_WITH_AS(read_profile_json(bad, "p.json"), doctest::Contains("add up to 40001 ns"), Error);
+}
