@@ -11,6 +11,7 @@
 #include "inspect/check_json.h"
 #include "inspect/check_report.h"
 #include "inspect/rules_json.h"
+#include "inspect/text.h"
 #include "inspect/error.h"
 #include "inspect/io.h"
 #include "inspect/load.h"
@@ -23,7 +24,7 @@ struct CheckCli {
   bool json = false;
   uint64_t max_nodes = 0, max_kernels = 0, max_depth = 0;
   bool identical_repeats = false;
-  std::vector<std::string> forbid;
+  std::vector<std::string> forbid, account_share;
   double tolerance = 0, blocking_fake = 0, efficiency = 0;
   // Which rule flags were given (a flag overrides the rules file only then).
   CLI::Option *max_nodes_opt = nullptr, *max_kernels_opt = nullptr, *max_depth_opt = nullptr,
@@ -75,6 +76,22 @@ CheckRules rules_from_flags(const CheckCli& c) {
   if (c.tolerance_opt->count()) r.node_count_tolerance_pct = c.tolerance;
   if (c.blocking_fake_opt->count()) r.max_blocking_fake_us = c.blocking_fake;
   if (c.efficiency_opt->count()) r.min_critical_path_efficiency = c.efficiency;
+  for (const auto& s : c.account_share) {
+    const size_t eq = s.find('=');
+    std::string names;
+    const std::string part = s.substr(0, eq);
+    const bool known = account_share_key(part, &names);
+    if (known) account_share_key("", &names);  // the list, for the message below
+    if (eq == std::string::npos || !known)
+      throw Error(ExitCode::usage, "--max-account-share",
+                  quoted(s, 64) + " is not PART=SHARE; parts: " + names);
+    double share = -1;
+    const std::string value = s.substr(eq + 1);
+    auto res = std::from_chars(value.data(), value.data() + value.size(), share);
+    if (value.empty() || res.ec != std::errc() || res.ptr != value.data() + value.size() || !(share >= 0 && share <= 1))
+      throw Error(ExitCode::usage, "--max-account-share", quoted(value, 64) + " is not a share from 0 to 1");
+    r.max_account_share.push_back({part, share});
+  }
   return r;
 }
 
@@ -121,7 +138,8 @@ Handler declare_check(CLI::App& sub) {
       "Rules file (JSON): {\"schema\": \"graphscope.rules/1\", \"max_nodes\": 500, \"max_kernels\": 400,\n"
       "  \"forbid_types\": [\"host\"], \"max_depth\": 100, \"baseline\": \"base.json\", "
       "\"node_count_tolerance_pct\": 5,\n"
-      "  \"max_blocking_fake_us\": 10, \"min_critical_path_efficiency\": 0.8}\n"
+      "  \"max_blocking_fake_us\": 10, \"min_critical_path_efficiency\": 0.8,\n"
+      "  \"max_account_share\": {\"fake\": 0.05, \"unexplained\": 0.02}}\n"
       "Unknown keys are errors; a relative baseline is relative to the rules file's directory.\n"
       "Exit: 0 every rule passed, 1 a rule failed, 2 usage error, 3 bad input file.");
   sub.add_option("GRAPH", c->graph,
@@ -161,6 +179,10 @@ Handler declare_check(CLI::App& sub) {
       sub.add_option("--min-critical-path-efficiency", c->efficiency,
                      "critical_path_us / makespan_us at least R, from 0 to 1 (needs --profile)")
           ->check(finite_in(0, 1, "a ratio from 0 to 1", "R"));
+  sub.add_option("--max-account-share", c->account_share,
+                 "PART=SHARE: that part of where the makespan went at most SHARE (0 to 1) of it; PART is an "
+                 "account key (latency, concurrent, unexplained, fake_same_channel, ...) or fake (all fake "
+                 "waits); repeatable (needs --profile)");
   sub.add_flag("--json", c->json, "Write the graphscope.check/1 report instead of text");
   sub.add_option(
       "--junit", c->junit,

@@ -5,6 +5,7 @@
 #include <limits>
 #include <cstdio>
 
+#include "account.h"
 #include "demangle.h"
 #include "error.h"
 #include "fold.h"
@@ -24,17 +25,19 @@ using namespace rules_key;
 
 bool CheckRules::empty() const {
   return !max_nodes && !max_kernels && forbid_types.empty() && !max_depth && !identical_repeats && baseline.empty() &&
-         !node_count_tolerance_pct && !max_blocking_fake_us && !min_critical_path_efficiency;
+         !node_count_tolerance_pct && !max_blocking_fake_us && !min_critical_path_efficiency &&
+         max_account_share.empty();
 }
 
 bool CheckRules::needs_profile() const {
-  return max_blocking_fake_us || min_critical_path_efficiency;
+  return max_blocking_fake_us || min_critical_path_efficiency || !max_account_share.empty();
 }
 
 std::vector<std::string> CheckRules::profile_rules() const {
   std::vector<std::string> v;
   if (max_blocking_fake_us) v.emplace_back(kBlockingFake);
   if (min_critical_path_efficiency) v.emplace_back(kEfficiency);
+  if (!max_account_share.empty()) v.emplace_back(kAccountShare);
   return v;
 }
 
@@ -50,6 +53,7 @@ void override_rules(CheckRules& base, const CheckRules& flags) {
   if (flags.max_blocking_fake_us) base.max_blocking_fake_us = flags.max_blocking_fake_us;
   if (flags.min_critical_path_efficiency)
     base.min_critical_path_efficiency = flags.min_critical_path_efficiency;
+  if (!flags.max_account_share.empty()) base.max_account_share = flags.max_account_share;
 }
 
 void check_rules_usable(const CheckRules& rules, bool have_profile) {
@@ -325,6 +329,35 @@ CheckResult run_checks(const GraphDocument& doc, const ProfileDocument* profile,
       r.passed = false;
       r.summary = "no makespan measured (limit " + num(limit) + ")";
       r.note = "the report has no timed activity";
+    }
+    finish(r);
+    out.results.push_back(std::move(r));
+  }
+  for (const auto& [part, limit] : profile ? rules.max_account_share : decltype(rules.max_account_share){}) {
+    // A part of where the makespan went, against its share (account.h).
+    const MakespanAccount& a = profile->report.account;
+    RuleResult r;
+    r.rule = std::string(kAccountShare) + "." + part;
+    r.limit = limit;
+    int64_t ns = 0;
+    std::string what;
+    for (const AccountPart& p : a.parts)
+      if (part == "fake" ? is_fake_wait(p.category) : account_key(p.category) == part) {
+        ns += p.ns;
+        what = part == "fake" ? std::string("fake waits") : std::string(to_string(p.category));
+      }
+    if (a.replays && a.makespan_ns > 0) {
+      r.measured = double(ns) / double(a.makespan_ns);
+      r.passed = r.measured <= limit;
+      r.details = {{"part_us", double(ns) / 1000.0}, {"makespan_us", double(a.makespan_ns) / 1000.0}};
+      r.summary = what + " " + fmt("%.3f", r.measured) + (r.passed ? " <= " : " > ") + num(limit) + " of the makespan";
+      r.note = num2(double(ns) / 1000.0) + " of " + num2(double(a.makespan_ns) / 1000.0) + " us in replay " +
+               std::to_string(a.replay) + ", of median makespan";
+    } else {
+      r.measured = std::numeric_limits<double>::quiet_NaN();
+      r.passed = false;
+      r.summary = "no account of the makespan (limit " + num(limit) + ")";
+      r.note = "the report has none: made by an older graphscope, or with no timed activity";
     }
     finish(r);
     out.results.push_back(std::move(r));

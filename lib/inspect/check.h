@@ -34,6 +34,10 @@ struct CheckRules {
   std::optional<double> max_blocking_fake_us;
   // Needs a profile report: critical_path_us / makespan_us at least this.
   std::optional<double> min_critical_path_efficiency;
+  // Needs a profile report with its account (account.h): each part at most
+  // this share (0 to 1) of the makespan, by the account's JSON key
+  // ("latency", "fake_same_channel", ...) or "fake" (all fake waits).
+  std::vector<std::pair<std::string, double>> max_account_share;
 
   /// True when no rule is set.
   bool empty() const;

@@ -1,5 +1,7 @@
 #include "rules_json.h"
 
+#include "account.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -16,7 +18,8 @@ namespace {
 using Kind = JsonTape::Kind;
 using namespace rules_key;
 constexpr std::string_view kRuleKeys[] = {"schema",   kMaxNodes, kMaxKernels, kForbidTypes,  kMaxDepth,
-                                          kIdenticalRepeats, kBaseline, kTolerance,  kBlockingFake, kEfficiency};
+                                          kIdenticalRepeats, kBaseline, kTolerance,  kBlockingFake, kEfficiency,
+                                          kAccountShare};
 
 // Edits between a and b, a swap of neighbours counting as one ("hots" is one
 // edit from "host").
@@ -69,6 +72,16 @@ NodeType parse_forbidden_type(std::string_view name, ExitCode code, const std::s
         quoted(name, 64) + " is not a node type" + suggestion(name, names) + "; node types: " + joined(names));
   }
   return t;
+}
+
+bool account_share_key(std::string_view key, std::string* names) {
+  AccountCategory c;
+  if (key == "fake" || parse_account_key(key, &c)) return true;
+  if (names) {
+    *names = "fake";
+    for (size_t i = 0; i < kAccountCategories; ++i) *names += ", " + std::string(account_key(AccountCategory(i)));
+  }
+  return false;
 }
 
 CheckRules parse_check_rules(const std::string& text, const std::string& origin) {
@@ -133,6 +146,17 @@ CheckRules parse_check_rules(const std::string& text, const std::string& origin)
       if (e < 0 || e > 1)
         r.fail(path, "is " + num(e) + ", expected a ratio from 0 to 1 (critical_path_us / makespan_us)");
       rules.min_critical_path_efficiency = e;
+    } else if (k == kAccountShare) {
+      if (r.kind(v) != Kind::object) r.wrong(v, path, "an object of account parts and shares");
+      for (uint32_t j = 0, m = t.at(v).count; j < m; ++j) {
+        const std::string_view part = t.member_key(v, j);
+        const std::string p = path + "." + std::string(part.substr(0, 64));
+        std::string names;
+        if (!account_share_key(part, &names)) r.fail(p, "is not a part of the account; parts: " + names);
+        const double share = r.number(t.member_value(v, j), p);
+        if (share < 0 || share > 1) r.fail(p, "is " + num(share) + ", expected a share from 0 to 1 of the makespan");
+        rules.max_account_share.push_back({std::string(part), share});
+      }
     }
   }
   return rules;
@@ -155,6 +179,11 @@ std::string write_rules_json(const CheckRules& r) {
   if (r.node_count_tolerance_pct) w.key(kTolerance).value(*r.node_count_tolerance_pct);
   if (r.max_blocking_fake_us) w.key(kBlockingFake).value(*r.max_blocking_fake_us);
   if (r.min_critical_path_efficiency) w.key(kEfficiency).value(*r.min_critical_path_efficiency);
+  if (!r.max_account_share.empty()) {
+    w.key(kAccountShare).begin_object();
+    for (const auto& [part, share] : r.max_account_share) w.key(part).value(share);
+    w.end_object();
+  }
   w.end_object();
   return w.take();
 }

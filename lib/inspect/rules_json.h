@@ -24,12 +24,14 @@ inline constexpr std::string_view kBaseline = "baseline";
 inline constexpr std::string_view kTolerance = "node_count_tolerance_pct";
 inline constexpr std::string_view kBlockingFake = "max_blocking_fake_us";
 inline constexpr std::string_view kEfficiency = "min_critical_path_efficiency";
+inline constexpr std::string_view kAccountShare = "max_account_share";
 }  // namespace rules_key
 
 /// Parses a rules file: a JSON object with "schema": "graphscope.rules/1" and
 /// the keys max_nodes, max_kernels, forbid_types, max_depth, identical_repeats, baseline,
-/// node_count_tolerance_pct, max_blocking_fake_us and
-/// min_critical_path_efficiency. Unknown and repeated keys are errors. A
+/// node_count_tolerance_pct, max_blocking_fake_us,
+/// min_critical_path_efficiency and max_account_share (an object: account
+/// part, or "fake", to its largest share of the makespan, 0 to 1). Unknown and repeated keys are errors. A
 /// relative baseline is resolved against origin's directory. Throws
 /// Error(bad_input) "origin (json.path: why)" on any problem, never crashes on
 /// hostile input.
@@ -38,6 +40,10 @@ CheckRules parse_check_rules(const std::string& text, const std::string& origin)
 /// Parses a node type name a rule may forbid ("host", "memcpy", ...). Throws
 /// Error(code, what, why) listing the node types when it names none.
 NodeType parse_forbidden_type(std::string_view name, ExitCode code, const std::string& what);
+
+/// Whether a max_account_share key names an account part (account.h's JSON
+/// keys) or "fake"; the names for a message in *names.
+bool account_share_key(std::string_view key, std::string* names = nullptr);
 
 /// Writes the rules that are set, in the order of the keys above. The
 /// baseline is written as it stands (already resolved when it was read).

@@ -754,3 +754,18 @@ TEST_CASE("JUnit failure bodies list every offender kept, one per line") {
                "nested graphs included)\nnode 0 k\nnode 1 k\n") != std::string::npos);
   CHECK(x.find("\nnode 9 k\n... and 2 more</failure>\n    </testcase>") != std::string::npos);
 }
+
+TEST_CASE("max_account_share: parsed, written back, refused when it names no part or no share") {
+  CheckRules r = parse_check_rules(
+      R"({"schema": "graphscope.rules/1", "max_account_share": {"fake": 0.05, "unexplained": 0.02}})", "r.json");
+  REQUIRE(r.max_account_share.size() == 2);
+  CHECK(r.max_account_share[0].first == "fake");
+  CHECK(r.max_account_share[1].second == doctest::Approx(0.02));
+  CHECK(r.needs_profile());
+  CHECK(write_rules_json(r).find("\"max_account_share\": {\"fake\": 0.05, \"unexplained\": 0.02}") != std::string::npos);
+  CHECK_THROWS_WITH_AS(parse_check_rules(R"({"schema": "graphscope.rules/1", "max_account_share": {"fak": 0.05}})", "r.json"),
+                       doctest::Contains("is not a part of the account"), Error);
+  CHECK_THROWS_WITH_AS(parse_check_rules(R"({"schema": "graphscope.rules/1", "max_account_share": {"fake": 1.5}})", "r.json"),
+                       doctest::Contains("expected a share from 0 to 1"), Error);
+  CHECK_THROWS_AS(parse_check_rules(R"({"schema": "graphscope.rules/1", "max_account_share": [0.05]})", "r.json"), Error);
+}
