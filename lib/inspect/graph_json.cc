@@ -99,6 +99,8 @@ class Reader {
       return true;
     };
     auto count = [&](uint32_t x, uint64_t* out) {
+      // "-0" is a count too: JSON has it, and written back it is "0".
+      if (t_.at(x).kind == Kind::integer && t_.at(x).i == 0) return *out = 0, true;
       if (t_.at(x).kind != Kind::unsigned_integer) return false;
       *out = t_.at(x).u;
       return true;
