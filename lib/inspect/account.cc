@@ -36,12 +36,19 @@ std::tuple<uint32_t, uint8_t, uint32_t> lane_of(const Activity& a) {
   return {a.device, 0, a.stream};
 }
 
-// Whether the graph has a path from a to b (a walk back from b).
+// Whether the graph has a path from a to b: a walk back from b, never below
+// a's level (the longest path from a root: an ancestor's is always smaller).
 class Ancestry {
  public:
-  explicit Ancestry(const Graph& g) : g_(g), mark_(g.nodes.size(), 0) {}
+  Ancestry(const Graph& g, const std::vector<uint32_t>& order) : g_(g), level_(g.nodes.size(), 0), mark_(g.nodes.size(), 0) {
+    for (uint32_t i : order)
+      for (const auto& d : g.nodes[i].dependencies)
+        if (d.from < level_.size()) level_[i] = std::max(level_[i], level_[d.from] + 1);
+  }
   bool path(uint32_t a, uint32_t b) {
-    if (a == b) return false;
+    if (a == b || level_[a] >= level_[b]) return false;
+    for (const auto& d : g_.nodes[b].dependencies)
+      if (d.from == a) return true;
     ++stamp_;
     stack_.assign(1, b);
     while (!stack_.empty()) {
@@ -49,7 +56,8 @@ class Ancestry {
       stack_.pop_back();
       for (const auto& d : g_.nodes[x].dependencies) {
         if (d.from == a) return true;
-        if (d.from < mark_.size() && mark_[d.from] != stamp_) mark_[d.from] = stamp_, stack_.push_back(d.from);
+        if (d.from < mark_.size() && mark_[d.from] != stamp_ && level_[d.from] > level_[a])
+          mark_[d.from] = stamp_, stack_.push_back(d.from);
       }
     }
     return false;
@@ -57,7 +65,7 @@ class Ancestry {
 
  private:
   const Graph& g_;
-  std::vector<uint32_t> mark_;
+  std::vector<uint32_t> level_, mark_;
   uint32_t stamp_ = 0;
   std::vector<uint32_t> stack_;
 };
@@ -94,9 +102,13 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
 
   // Lanes, numbered; each lane's activities of no replay (other work), and
   // each replay's activities, by end.
-  std::map<std::tuple<uint32_t, uint8_t, uint32_t>, uint32_t> lane_ids;
+  std::unordered_map<uint64_t, uint32_t> lane_ids;
   std::vector<uint32_t> lane(acts.size());
-  for (size_t j = 0; j < acts.size(); ++j) lane[j] = lane_ids.emplace(lane_of(acts[j]), uint32_t(lane_ids.size())).first->second;
+  for (size_t j = 0; j < acts.size(); ++j) {
+    const auto [dev, type, id] = lane_of(acts[j]);
+    const uint64_t key = (uint64_t(dev) << 40) ^ (uint64_t(type) << 32) ^ id;
+    lane[j] = lane_ids.emplace(key, uint32_t(lane_ids.size())).first->second;
+  }
   const size_t L = lane_ids.size();
   auto by_end = [&](uint32_t a, uint32_t b) { return acts[a].end_ns != acts[b].end_ns ? acts[a].end_ns < acts[b].end_ns : a < b; };
   std::vector<std::vector<uint32_t>> outside(L);
@@ -125,7 +137,7 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
                    [&](uint32_t a, uint32_t b) { return accounts[a].makespan < accounts[b].makespan; });
   const uint32_t rep = by_makespan[(by_makespan.size() - 1) / 2];
 
-  Ancestry ancestry(g);
+  Ancestry ancestry(g, order);
   std::vector<uint32_t> act(n), src(n);
   std::vector<int64_t> fin(n);
   std::vector<char> hosted(n);
@@ -189,33 +201,33 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
         if (*it != self && int64_t(acts[*it].start_ns) < start) return true;
       return false;
     };
-    // The time of [lo, hi) during which other activities of the replay ran
-    // (those starting before hi, back to the longest activity's reach).
-    std::vector<uint32_t> by_start = mine;
-    std::sort(by_start.begin(), by_start.end(), [&](uint32_t x, uint32_t y) { return acts[x].start_ns < acts[y].start_ns; });
-    int64_t longest = 0;
-    for (uint32_t j : mine) longest = std::max<int64_t>(longest, int64_t(acts[j].end_ns - acts[j].start_ns));
-    auto covered = [&](int64_t lo, int64_t hi, uint32_t self) {
+    // Where activities of the replay ran: their union, in order. A node's
+    // own activity starts where the gap before it ends, so it never counts.
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    {
       std::vector<std::pair<int64_t, int64_t>> iv;
-      auto it = std::lower_bound(by_start.begin(), by_start.end(), hi,
-                                 [&](uint32_t x, int64_t v) { return int64_t(acts[x].start_ns) < v; });
-      while (it != by_start.begin()) {
-        const uint32_t j = *--it;
-        if (int64_t(acts[j].start_ns) + longest <= lo) break;
-        if (j != self && int64_t(acts[j].end_ns) > lo)
-          iv.push_back({std::max<int64_t>(lo, acts[j].start_ns), std::min<int64_t>(hi, acts[j].end_ns)});
-      }
+      iv.reserve(mine.size());
+      for (uint32_t j : mine) iv.push_back({int64_t(acts[j].start_ns), int64_t(acts[j].end_ns)});
       std::sort(iv.begin(), iv.end());
-      int64_t sum = 0, at = lo;
-      for (auto [a, b] : iv) {
-        a = std::max(a, at);
-        if (b > a) sum += b - a, at = b;
+      for (const auto& [lo, hi] : iv) {
+        if (!busy.empty() && lo <= busy.back().second) busy.back().second = std::max(busy.back().second, hi);
+        else busy.push_back({lo, hi});
       }
-      return sum;
+    }
+    // The parts of [lo, hi) during which something of the replay ran.
+    auto covered = [&](int64_t lo, int64_t hi) {
+      std::vector<std::pair<int64_t, int64_t>> out;
+      auto it = std::upper_bound(busy.begin(), busy.end(), lo,
+                                 [](int64_t x, const std::pair<int64_t, int64_t>& v) { return x < v.second; });
+      for (; it != busy.end() && it->first < hi; ++it) out.push_back({std::max(lo, it->first), std::min(hi, it->second)});
+      return out;
     };
-    auto add = [&](AccountCategory c, int64_t ns, uint32_t node, bool work) {
+    // [lo, hi) of the replay goes to category c (and to node's work or wait).
+    auto add = [&](AccountCategory c, int64_t lo, int64_t hi, uint32_t node, bool work) {
+      const int64_t ns = hi - lo;
       if (ns <= 0) return;
       ra.parts[size_t(c)] += ns;
+      if (r == rep) out.segments.push_back({c, lo, hi, node});
       if (node == kNoNode || na.empty()) return;
       if (work) {
         na[node].work_ns += ns;
@@ -230,16 +242,16 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
       if (act[i] != kNoNode && (cur == kNoNode || acts[act[i]].end_ns > acts[act[cur]].end_ns)) cur = i;
     int64_t f = t1;
     if (cur == kNoNode) {
-      add(AccountCategory::unexplained, t1 - t0, kNoNode, false);
+      add(AccountCategory::unexplained, t0, t1, kNoNode, false);
       continue;
     }
-    add(AccountCategory::unexplained, t1 - int64_t(acts[act[cur]].end_ns), kNoNode, false);
+    add(AccountCategory::unexplained, int64_t(acts[act[cur]].end_ns), t1, kNoNode, false);
     f = std::min<int64_t>(f, acts[act[cur]].end_ns);
     for (size_t steps = 0; cur != kNoNode && f > t0 && steps <= n; ++steps) {
       const Activity& a = acts[act[cur]];
       if (!na.empty()) na[cur].on_chain = true;
       const int64_t s = std::max<int64_t>(t0, int64_t(a.start_ns));
-      add(work_of(a), f - s, cur, true);
+      add(work_of(a), s, f, cur, true);
       f = std::min(f, s);
       if (f <= t0) break;
       int64_t ready = t0;
@@ -277,24 +289,29 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
                                 : a.channel_type != 0 ? AccountCategory::fake_same_channel
                                                       : AccountCategory::fake_same_stream;
         const int64_t qend = std::min<int64_t>(f, b.end_ns);
-        add(AccountCategory::latency, f - qend, cur, false);
-        add(cause, qend - ready, cur, false);
+        add(AccountCategory::latency, qend, f, cur, false);
+        add(cause, ready, qend, cur, false);
       } else {
         // The gap after the predecessor: where other work of the replay ran,
         // concurrent work; the rest launch and dispatch (or a host node).
-        const int64_t gap = f - ready;
-        const int64_t busy = gap > tol ? covered(ready, f, act[cur]) : 0;
-        add(AccountCategory::concurrent, busy, cur, false);
-        add(via_host ? AccountCategory::host : AccountCategory::latency, gap - busy, cur, false);
+        const AccountCategory idle = via_host ? AccountCategory::host : AccountCategory::latency;
+        int64_t at = ready;
+        if (f - ready > tol)
+          for (const auto& [lo, hi] : covered(ready, f)) {
+            add(idle, at, lo, cur, false);
+            add(AccountCategory::concurrent, lo, hi, cur, false);
+            at = hi;
+          }
+        add(idle, at, f, cur, false);
       }
       f = ready;
       if (pred == kNoNode) {
-        add(AccountCategory::latency, f - t0, cur, false);  // the launch, before a root
+        add(AccountCategory::latency, t0, f, cur, false);  // the launch, before a root
         f = t0;
       }
       cur = pred;
     }
-    if (f > t0) add(AccountCategory::unexplained, f - t0, kNoNode, false);
+    if (f > t0) add(AccountCategory::unexplained, t0, f, kNoNode, false);
     if (r == rep) out.nodes = std::move(na);
   }
 

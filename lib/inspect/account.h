@@ -73,6 +73,12 @@ struct ModuleTime {
   int64_t ns = 0;      // chain work in the representative replay
 };
 
+struct AccountSegment {
+  AccountCategory category = AccountCategory::unexplained;
+  int64_t start_ns = 0, end_ns = 0;  // on the trace's clock
+  uint32_t node = UINT32_MAX;        // whose work or wait it is; none after the last node
+};
+
 struct MakespanAccount {
   uint32_t replay = 0;        // the representative replay: of median makespan
   int64_t makespan_ns = 0;    // its makespan: the parts add up to it exactly
@@ -81,6 +87,7 @@ struct MakespanAccount {
   std::vector<NodeAccount> nodes;     // per root node, in the representative replay
   std::vector<ModuleTime> modules;    // chain work by module, largest first (empty without origins)
   uint32_t chain_nodes = 0;           // nodes on the walked chain
+  std::vector<AccountSegment> segments;  // the representative replay's, from its end back (not in JSON)
   int64_t part(AccountCategory c) const { return parts.empty() ? 0 : parts[size_t(c)].ns; }
 };
 

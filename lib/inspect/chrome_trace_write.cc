@@ -94,6 +94,7 @@ constexpr size_t kMaxFlowLine = 256;
 constexpr size_t kMaxMetadataLine = 256;
 // The process of the host events (graph launches): above any device.
 constexpr uint32_t kHostPid = 1u << 30;
+constexpr uint32_t kAccountPid = kHostPid + 1;  // the makespan account's tracks
 
 // A lane's track name: its description without the device (each device is
 // a process of its own).
@@ -420,7 +421,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
   {
     // About the size of the document, so that the output never regrows.
     size_t bytes = 4096 + lanes.size() * 2 * kMaxMetadataLine + join.flows.size() * 2 * 150 +
-                   trace.launches.size() * 200;
+                   trace.launches.size() * 200 + (report ? report->account.segments.size() * 200 + 2048 : 0);
     for (size_t i = 0; i < n; ++i) {
       const Activity& a = acts[i];
       bytes += 320 + (a.name < quoted.size() ? quoted[a.name].size() + mangled[a.name].size() : 2) + args_of(i).size();
@@ -609,6 +610,51 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
     l.u64(g.correlation);
     l.lit("}}");
     w.raw_elements(l.view());
+  }
+
+  // Where the makespan went (account.h): one track per part, the
+  // representative replay's segments on them, under a process of their own.
+  if (report && !report->account.segments.empty()) {
+    const MakespanAccount& acc = report->account;
+    begin_line(kMaxMetadataLine);
+    l.lit("{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": ");
+    l.u64(kAccountPid);
+    l.lit(", \"tid\": 0, \"ts\": 0, \"args\": {\"name\": \"makespan account: replay ");
+    l.u64(acc.replay);
+    l.lit("\"}}");
+    w.raw_elements(l.view());
+    bool used[kAccountCategories] = {};
+    for (const AccountSegment& g : acc.segments) used[size_t(g.category)] = true;
+    for (size_t c = 0; c < kAccountCategories; ++c) {
+      if (!used[c]) continue;
+      begin_line(kMaxMetadataLine);
+      l.lit("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": ");
+      l.u64(kAccountPid);
+      l.key("tid");
+      l.u64(c + 1);
+      l.lit(", \"ts\": 0, \"args\": {\"name\": \"");
+      l.lit(to_string(AccountCategory(c)));
+      l.lit("\"}}");
+      w.raw_elements(l.view());
+    }
+    for (const AccountSegment& g : acc.segments) {
+      if (g.start_ns < int64_t(base) || g.end_ns < g.start_ns) continue;
+      begin_line(kMaxFlowLine);
+      l.lit("{\"ph\": \"X\", \"cat\": \"makespan account\", \"name\": \"");
+      l.lit(to_string(g.category));
+      l.lit("\", \"pid\": ");
+      l.u64(kAccountPid);
+      l.key("tid");
+      l.u64(size_t(g.category) + 1);
+      l.span(uint64_t(g.start_ns), uint64_t(g.end_ns), base);
+      if (g.node != UINT32_MAX) {
+        l.lit(", \"args\": {\"node index\": ");
+        l.u64(g.node);
+        l.ch('}');
+      }
+      l.ch('}');
+      w.raw_elements(l.view());
+    }
   }
 
   // Flow arrows: graph edges and fake dependencies, each from the middle of

@@ -6,6 +6,7 @@
 
 #include "graph_builder.h"
 #include "inspect/error.h"
+#include "inspect/chrome_trace.h"
 #include "inspect/profile.h"
 #include "inspect/profile_json.h"
 #include "inspect/profile_report.h"
@@ -575,4 +576,21 @@ TEST_CASE("account: written to the profile JSON and read back; a report whose pa
   REQUIRE(at != std::string::npos);
   bad.replace(at, was.size(), "\"latency\": {\"ns\": 401,");
   CHECK_THROWS_WITH_AS(read_profile_json(bad, "p.json"), doctest::Contains("add up to 40001 ns"), Error);
+}
+
+TEST_CASE("account: the Chrome trace shows it as tracks, one per part, that the reader leaves alone") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 20, 0).act(2, 20.2, 30, 0).act(3, 30.2, 40, 0);
+  GraphDocument doc = fork_join2();
+  ProfileReport r = analyze_profile(doc, b.t, {});
+  const std::string text = write_chrome_trace(b.t, &doc, &r);
+  CHECK(text.find("\"name\": \"makespan account: replay 0\"") != std::string::npos);
+  CHECK(text.find("\"cat\": \"makespan account\", \"name\": \"fake wait: same channel\"") != std::string::npos);
+  // The segments cover the makespan once.
+  int64_t sum = 0;
+  for (const AccountSegment& g : r.account.segments) sum += g.end_ns - g.start_ns;
+  CHECK(sum == r.account.makespan_ns);
+  Trace back = read_chrome_trace(text, "t.json");
+  CHECK(back.activities.size() == b.t.activities.size());
+  CHECK(analyze_profile(doc, back, {}).account.part(AccountCategory::fake_same_channel) == 10000);
 }
