@@ -1,6 +1,7 @@
 #include "account.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -155,6 +156,7 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
     }
     ReplayAccount& ra = accounts[r];
     std::vector<NodeAccount> na(r == rep ? n : 0);
+    std::vector<std::array<int64_t, kAccountCategories>> waits(na.size());
     // When each node finished, and the node with an activity that decided
     // it (nodes without one pass their predecessors' on).
     // hosted: a node without an activity that is, or passes on the time
@@ -232,7 +234,10 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
       if (work) {
         na[node].work_ns += ns;
       } else {
-        if (ns > na[node].wait_ns) na[node].wait = c;
+        // The node's wait is named by its largest part.
+        int64_t& part = waits[node][size_t(c)];
+        part += ns;
+        if (part > waits[node][size_t(na[node].wait)] || na[node].wait_ns == 0) na[node].wait = c;
         na[node].wait_ns += ns;
       }
     };

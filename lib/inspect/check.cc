@@ -143,6 +143,14 @@ std::string offender_list(const RuleResult& r, size_t show = 5) {
 }
 
 // The one-line message: "summary (note): offenders".
+// A rule that could not be measured: it fails, saying why.
+void unmeasured(RuleResult& r, std::string summary, std::string note) {
+  r.measured = std::numeric_limits<double>::quiet_NaN();
+  r.passed = false;
+  r.summary = std::move(summary);
+  r.note = std::move(note);
+}
+
 void finish(RuleResult& r) {
   r.message = r.summary;
   if (!r.note.empty()) r.message += " (" + r.note + ")";
@@ -325,10 +333,7 @@ CheckResult run_checks(const GraphDocument& doc, const ProfileDocument* profile,
       r.summary = fmt("%.3f", r.measured) + (r.passed ? " >= " : " < ") + num(limit);
       r.note = figures;
     } else {
-      r.measured = std::numeric_limits<double>::quiet_NaN();
-      r.passed = false;
-      r.summary = "no makespan measured (limit " + num(limit) + ")";
-      r.note = "the report has no timed activity";
+      unmeasured(r, "no makespan measured (limit " + num(limit) + ")", "the report has no timed activity");
     }
     finish(r);
     out.results.push_back(std::move(r));
@@ -354,10 +359,8 @@ CheckResult run_checks(const GraphDocument& doc, const ProfileDocument* profile,
       r.note = num2(double(ns) / 1000.0) + " of " + num2(double(a.makespan_ns) / 1000.0) + " us in replay " +
                std::to_string(a.replay) + ", of median makespan";
     } else {
-      r.measured = std::numeric_limits<double>::quiet_NaN();
-      r.passed = false;
-      r.summary = "no account of the makespan (limit " + num(limit) + ")";
-      r.note = "the report has none: made by an older graphscope, or with no timed activity";
+      unmeasured(r, "no account of the makespan (limit " + num(limit) + ")",
+                 "the report has none: made by an older graphscope, or with no timed activity");
     }
     finish(r);
     out.results.push_back(std::move(r));

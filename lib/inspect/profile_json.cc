@@ -235,6 +235,17 @@ void optional_member(const JsonRead& r, uint32_t obj, std::string_view key, F re
   if (v != kJsonAbsent && !r.is_null(v)) read(v);
 }
 
+// Each element of array v, an object, through f(object, its path).
+template <typename F>
+void each_object(const JsonRead& r, uint32_t v, const JsonPath& path, const char* what, F f) {
+  uint32_t n = 0;
+  r.array(v, path, what, &n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const JsonPath e(path, i);
+    f(r.object(r.tape().element(v, i), e, "an object"), e);
+  }
+}
+
 void read_summary(const JsonRead& r, uint32_t summary, ProfileReport& p) {
   const JsonPath at("summary");
   p.makespan_us = r.non_negative(r.required(summary, "makespan_us", at), JsonPath(at, "makespan_us"));
@@ -270,12 +281,7 @@ void read_join(const JsonRead& r, uint32_t join, ProfileReport& p) {
     }
   });
   optional_member(r, join, "launches", [&](uint32_t v) {
-    const JsonPath la(at, "launches");
-    uint32_t n = 0;
-    r.array(v, la, "an array of launches", &n);
-    for (uint32_t i = 0; i < n; ++i) {
-      const JsonPath e(la, i);
-      uint32_t o = r.object(r.tape().element(v, i), e, "an object");
+    each_object(r, v, JsonPath(at, "launches"), "an array of launches", [&](uint32_t o, const JsonPath& e) {
       LaunchUse l;
       l.correlation = r.u32(r.required(o, "correlation", e), JsonPath(e, "correlation"));
       optional_member(r, o, "records", [&](uint32_t x) { l.records = r.u32(x, JsonPath(e, "records")); });
@@ -286,17 +292,12 @@ void read_join(const JsonRead& r, uint32_t join, ProfileReport& p) {
       else r.fail(JsonPath(e, "status"), quoted(st, 64) + " is not \"used\", \"partial\" or \"skipped\"");
       optional_member(r, o, "why", [&](uint32_t x) { l.why = std::string(r.string(x, JsonPath(e, "why"), 4096)); });
       p.launches.push_back(std::move(l));
-    }
+    });
   });
 }
 
 void read_lanes(const JsonRead& r, uint32_t lanes, ProfileReport& p) {
-  const JsonPath at("lanes");
-  uint32_t n = 0;
-  r.array(lanes, at, "an array of lanes", &n);
-  for (uint32_t i = 0; i < n; ++i) {
-    const JsonPath e(at, i);
-    uint32_t o = r.object(r.tape().element(lanes, i), e, "an object");
+  each_object(r, lanes, JsonPath("lanes"), "an array of lanes", [&](uint32_t o, const JsonPath& e) {
     LaneUsage u;
     u.lane.device = r.u32(r.required(o, "device", e), JsonPath(e, "device"));
     uint32_t type = r.u32(r.required(o, "channel_type", e), JsonPath(e, "channel_type"));
@@ -307,7 +308,7 @@ void read_lanes(const JsonRead& r, uint32_t lanes, ProfileReport& p) {
                     [&](uint32_t v) { u.activities = count32(r, v, JsonPath(e, "activities"), "a count"); });
     optional_member(r, o, "busy_us", [&](uint32_t v) { u.busy_us = r.non_negative(v, JsonPath(e, "busy_us")); });
     p.lanes.push_back(u);
-  }
+  });
 }
 
 // A list of node indices (< n) or stream ids.
@@ -421,12 +422,7 @@ void read_account(const JsonRead& r, uint32_t v, uint32_t n, MakespanAccount& a)
     r.fail(pp, "the parts add up to " + std::to_string(sum) + " ns, not the makespan's " + std::to_string(a.makespan_ns));
   a.nodes.assign(n, NodeAccount{});
   optional_member(r, v, "chain", [&](uint32_t x) {
-    const JsonPath cp(at, "chain");
-    uint32_t k = 0;
-    r.array(x, cp, "an array of chain nodes", &k);
-    for (uint32_t i = 0; i < k; ++i) {
-      const JsonPath ip(cp, i);
-      const uint32_t o = r.object(r.tape().element(x, i), ip, "an object");
+    each_object(r, x, JsonPath(at, "chain"), "an array of chain nodes", [&](uint32_t o, const JsonPath& ip) {
       const uint64_t node = r.count(r.required(o, "node", ip), JsonPath(ip, "node"), "a node index");
       if (node >= n) r.fail(JsonPath(ip, "node"), std::to_string(node) + " is not a node of the report");
       NodeAccount& na = a.nodes[node];
@@ -437,7 +433,7 @@ void read_account(const JsonRead& r, uint32_t v, uint32_t n, MakespanAccount& a)
         if (!parse_account_key(r.string(y, JsonPath(ip, "wait"), 64), &na.wait))
           r.fail(JsonPath(ip, "wait"), "is not a category of the account");
       });
-    }
+    });
   });
 }
 
