@@ -8,6 +8,7 @@
 #include "json_tape.h"
 #include "json_writer.h"
 #include "parallel.h"
+#include "simulate.h"
 #include "text.h"
 
 namespace graphscope {
@@ -175,7 +176,14 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
   w.key("streams").begin_array();
   for (uint32_t s : r.streams) w.value(s);
   w.end_array();
-  if (r.account.replays) write_account(w, r.account);
+  if (r.account.replays) {
+    write_account(w, r.account);
+    const WhatIf wi = what_if(doc, r);
+    w.key("what_if").begin_object();
+    w.key("latency_us").value(wi.model.latency_us).key("dispatch_us").value(wi.model.dispatch_us);
+    w.key("as_measured_us").value(wi.as_measured_us).key("without_fake_us").value(wi.without_fake_us);
+    w.key("zero_latency_us").value(wi.zero_latency_us).end_object();
+  }
   w.key("nodes").begin_array();
   // The document is the writer's text around the nodes' lines, which are
   // most of it. Each line depends on its node alone: they are formatted in

@@ -6,6 +6,7 @@
 
 #include "demangle.h"
 #include "origin_view.h"
+#include "simulate.h"
 #include "text.h"
 
 namespace graphscope {
@@ -115,6 +116,7 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
       out += "  work on the chain by module: " + m + "\n";
     }
   }
+  if (acc.replays) out += "\n" + format_what_if(what_if(doc, r));
   out += "\nworst delays (us, medians; blocked nodes' delays summed: " + fmt("%.1f", r.time_lost_us) +
          " us, they may overlap)\n";
   const bool modules = count_origins(doc.root).with_module > 0;

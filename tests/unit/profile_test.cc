@@ -10,6 +10,7 @@
 #include "inspect/profile.h"
 #include "inspect/profile_json.h"
 #include "inspect/profile_report.h"
+#include "inspect/simulate.h"
 
 using namespace graphscope;
 using graphscope::test::make_doc;
@@ -593,4 +594,50 @@ TEST_CASE("account: the Chrome trace shows it as tracks, one per part, that the 
   Trace back = read_chrome_trace(text, "t.json");
   CHECK(back.activities.size() == b.t.activities.size());
   CHECK(analyze_profile(doc, back, {}).account.part(AccountCategory::fake_same_channel) == 10000);
+}
+
+// ---------------------------------------------------------------------------
+// What-if (simulate.h): the schedule replayed on the model.
+
+TEST_CASE("what-if: a chain is replayed to its makespan; zero latency removes the gaps") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10.5, 20, 0).act(2, 20.3, 30, 0);
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {0}}, {NodeType::kernel, "_Z1cv", {1}}}, kExec);
+  const WhatIf w = what_if(doc, analyze_profile(doc, b.t, {}));
+  CHECK(w.measured_us == doctest::Approx(30));
+  CHECK(w.as_measured_us == doctest::Approx(30));
+  CHECK(w.model.latency_us == doctest::Approx(0.4));  // the mean of 0.5 and 0.3
+  CHECK(w.zero_latency_us == doctest::Approx(29.2));
+  CHECK(w.without_fake_us == doctest::Approx(30));
+  CHECK(format_what_if(w).find("the model, as measured") != std::string::npos);
+}
+
+TEST_CASE("what-if: copies that shared a copy engine run side by side without it") {
+  TraceBuilder b;
+  b.act(0, 0, 100, 10, 1, ActivityKind::memcpy, CopyKind::htod, 2)
+      .act(1, 100.5, 200, 11, 1, ActivityKind::memcpy, CopyKind::htod, 2);
+  GraphDocument doc = make_doc({{NodeType::memcpy, "", {}}, {NodeType::memcpy, "", {}}}, kExec);
+  for (Node& n : doc.root.nodes) n.memcpy = MemcpyInfo{"HtoD"};
+  const WhatIf w = what_if(doc, analyze_profile(doc, b.t, {}));
+  CHECK(w.as_measured_us == doctest::Approx(199.5));  // one after the other (the dispatch gap is not modelled)
+  CHECK(w.without_fake_us == doctest::Approx(100));
+}
+
+TEST_CASE("what-if: siblings dispatched one by one, and a host node's gap") {
+  // A fan-out of four roots started 0.5 us apart; then 5 joins them after a host node.
+  TraceBuilder b;
+  b.act(0, 0, 2, 0).act(1, 0.5, 2.5, 1).act(2, 1, 3, 2).act(3, 1.5, 3.5, 3).act(5, 23.5, 25, 0);
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}},
+                                {NodeType::kernel, "_Z1av", {}},
+                                {NodeType::kernel, "_Z1av", {}},
+                                {NodeType::kernel, "_Z1av", {}},
+                                {NodeType::host, "", {0, 1, 2, 3}},
+                                {NodeType::kernel, "_Z1bv", {4}}},
+                               kExec);
+  const ProfileReport r = analyze_profile(doc, b.t, {});
+  const WhatIf w = what_if(doc, r);
+  CHECK(w.model.dispatch_us == doctest::Approx(0.5));
+  CHECK(w.measured_us == doctest::Approx(25));
+  CHECK(w.as_measured_us == doctest::Approx(25).epsilon(0.05));
+  CHECK(w.zero_latency_us < w.as_measured_us);
 }
