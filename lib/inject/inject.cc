@@ -315,9 +315,19 @@ class Injection {
     }
   }
 
+  // Once per device: cudaGetDeviceProperties reads every attribute, and it
+  // ran in the application's thread for every graph.
   std::optional<DeviceInfo> device_info(CUcontext ctx) {
     uint32_t dev = 0;
     if (cuptiGetDeviceId(ctx, &dev) != CUPTI_SUCCESS) return std::nullopt;
+    auto known = devices_.find(dev);
+    if (known != devices_.end()) return known->second;
+    std::optional<DeviceInfo> info = read_device_info(dev);
+    if (info) devices_.emplace(dev, *info);
+    return info;
+  }
+
+  static std::optional<DeviceInfo> read_device_info(uint32_t dev) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, int(dev)) != cudaSuccess) return std::nullopt;
     DeviceInfo info;
@@ -356,6 +366,7 @@ class Injection {
   CUpti_SubscriberHandle subscriber_ = nullptr;
   bool attached_ = false;
   std::atomic<bool> origins_{false};  // the origin recorder gets callbacks
+  std::unordered_map<uint32_t, DeviceInfo> devices_;  // by device id; under m_
   std::string attach_error_, profile_error_;
   std::atomic<bool> finished_{false};
   bool stood_down_ = false;
