@@ -73,7 +73,9 @@ double JsonRead::number(uint32_t v, const JsonPath& path) const {
   const auto& x = t_.at(v);
   if (x.kind == Kind::unsigned_integer) return double(x.u);
   if (x.kind == Kind::integer) return double(x.i);
-  if (x.kind == Kind::real) return x.d;  // the tape refuses infinities
+  // The tape refuses infinities; a negative zero (-0.0, or -1e-400) is zero,
+  // which the writers write as 0, so that documents round-trip.
+  if (x.kind == Kind::real) return x.d == 0 ? 0.0 : x.d;
   wrong(v, path, "a number");
 }
 
