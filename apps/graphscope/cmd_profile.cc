@@ -17,6 +17,7 @@
 #include "inspect/error.h"
 #include "inspect/io.h"
 #include "inspect/graph_json.h"
+#include "inspect/html_report.h"
 #include "inspect/json_writer.h"
 #include "inspect/load.h"
 #include "inspect/profile.h"
@@ -28,7 +29,7 @@ namespace graphscope::cli {
 namespace {
 
 struct ProfileCli {
-  std::string workload, graph, trace, output = "-", trace_out, graph_out, svg, dot, name;
+  std::string workload, graph, trace, output = "-", trace_out, graph_out, svg, dot, name, html;
   size_t svg_max_nodes = kDefaultSvgMaxNodes;
   bool no_fold = false;
   std::vector<std::string> args;
@@ -71,8 +72,10 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
   if (c.exec_graph_id >= 0) o.exec_graph_id = uint32_t(c.exec_graph_id);
   o.launches = c.launches;
   ProfileReport r;
+  TraceJoin join;
   try {
-    r = analyze_profile(doc, trace, o);
+    join = join_trace(doc, trace, join_options(o));
+    r = analyze_profile(doc, trace, join, o);
   } catch (const Error& e) {
     if (e.subject() != "trace") throw;
     throw Error(e.code(), trace_name, e.reason());  // name the trace the user gave
@@ -84,6 +87,19 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
   else out.emplace_back(with_tag(c.output, suffix), report);
   if (!c.trace_out.empty()) out.emplace_back(with_tag(c.trace_out, suffix), write_chrome_trace(trace, &doc, &r));
   if (!c.graph_out.empty()) out.emplace_back(with_tag(c.graph_out, suffix), write_graph_json(doc));
+  if (!c.html.empty()) {
+    HtmlReportInput in;
+    in.title = "graphscope profile: " + (doc.name.empty() ? trace_name : doc.name);
+    in.sources = {c.workload.empty() ? c.graph : c.workload};
+    if (c.workload.empty()) in.sources.push_back(c.trace);
+    in.fold = !c.no_fold;
+    in.svg_max_nodes = c.svg_max_nodes;
+    ReportGraph g;
+    g.label = doc.name.empty() ? "the graph" : doc.name;
+    g.doc = &doc, g.profile = &r, g.trace = &trace, g.join = &join;
+    in.graphs.push_back(g);
+    out.emplace_back(with_tag(c.html, suffix), write_html_report(in));
+  }
   if (!c.svg.empty() || !c.dot.empty()) {
     DotOverlay overlay = profile_overlay(r);
     if (!c.svg.empty()) out.emplace_back(with_tag(c.svg, suffix), render_svg(doc, c.svg_max_nodes, &overlay, !c.no_fold));
@@ -238,6 +254,9 @@ Handler declare_profile(CLI::App& sub) {
       ->check(CLI::Range(1, 32));
   sub.add_option("--svg", c->svg, "Also write the graph as SVG, nodes coloured by their delay");
   sub.add_option("--dot", c->dot, "Also write that picture as DOT");
+  sub.add_option("--html", c->html,
+                 "Also write a self-contained HTML report (as `graphscope report` makes; with --exec, of the "
+                 "whole output directory)");
   sub.add_option("--svg-max-nodes", c->svg_max_nodes, "Refuse to lay out larger graphs as SVG (default 5000)");
   sub.add_flag("--no-fold", c->no_fold,
                "DOT/SVG: draw every node (default: one copy of each repeated block, long runs as one box)");
@@ -262,7 +281,16 @@ Handler declare_profile(CLI::App& sub) {
       a.tolerance_us = c->tolerance;
       if (c->exec_graph_id >= 0) a.exec_ids = {uint32_t(c->exec_graph_id)};
       a.report = c->output;
-      return run_attached(a);
+      const int rc = run_attached(a);
+      if (!c->html.empty()) {
+        ReportRequest q;
+        q.inputs = {a.out_dir};
+        q.threshold_us = c->threshold, q.tolerance_us = c->tolerance;
+        q.fold = !c->no_fold;
+        q.svg_max_nodes = c->svg_max_nodes;
+        write_output(c->html, make_report(q));
+      }
+      return rc;
     }
     if (c->workload.empty()) return run_offline(*c);
     if (!c->graph.empty() || !c->trace.empty())

@@ -20,6 +20,10 @@ const std::vector<Command>& commands() {
                "ignored), changed launch geometry and sizes, edges added, removed or retyped, depth and width; "
                "exit 0 same, 1 differ",
        declare_diff},
+      {"report", "Write one self-contained HTML page (no network) of a graph, a graph with its profile, two graphs' "
+                 "diff or an --exec output directory: the folded picture with pan, zoom and search, node details, "
+                 "the makespan account, fake dependencies, worst delays and a replay's timeline",
+       declare_report},
   };
   return table;
 }

@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace graphscope::cli {
@@ -35,5 +37,23 @@ Handler declare_capture(CLI::App& sub);
 Handler declare_profile(CLI::App& sub);
 Handler declare_check(CLI::App& sub);
 Handler declare_diff(CLI::App& sub);
+Handler declare_report(CLI::App& sub);
+
+/// What `graphscope report` (and profile's --html) makes a page of: one
+/// graph (with a trace: its profile), two graphs (their diff) or an --exec
+/// output directory.
+struct ReportRequest {
+  std::vector<std::string> inputs;
+  std::string trace;
+  double threshold_us = 5, tolerance_us = 2;
+  int64_t exec_graph_id = -1;
+  std::vector<uint32_t> launches;
+  bool fold = true;
+  size_t svg_max_nodes = 5000;
+};
+/// The HTML page; throws Error like the other commands' readers.
+std::string make_report(const ReportRequest& q);
+/// Refuses (Error usage) to write a page to a terminal.
+void check_report_output(const std::string& output);
 
 }  // namespace graphscope::cli

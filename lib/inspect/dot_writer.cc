@@ -353,6 +353,25 @@ class Builder {
     return nested + drawn_;
   }
 
+  /// Per root node, the name of the shape that draws it (its SVG <title>):
+  /// "g0_nI" for a node drawn alone (folded: copy 1's node of its repeat),
+  /// "g0_runI" for a run drawn as one box (I: the run's first node).
+  std::vector<std::string> drawn_names() {
+    const size_t n = doc_.root.nodes.size();
+    std::vector<std::string> out(n);
+    std::vector<uint32_t> run_of(n, UINT32_MAX);  // per drawn node: the first node of its run's box
+    if (fold_) {
+      plan_fold();
+      for (const auto& run : runs_)
+        for (uint32_t v : run) run_of[v] = run[0];
+    }
+    for (uint32_t v = 0; v < n; ++v) {
+      const uint32_t r = fold_ ? rep_[v] : v;
+      out[v] = run_of[r] != UINT32_MAX ? "g0_run" + std::to_string(run_of[r]) : node_id(0, r);
+    }
+    return out;
+  }
+
   GraphPtr build() {
     std::string name = "graphscope";
     g_.reset(agopen(cs(name), Agdirected, &g_disc));
@@ -978,8 +997,11 @@ std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay, bool 
   return out;
 }
 
-std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOverlay* overlay, bool fold) {
-  const size_t n = Builder(doc, overlay, fold).drawn_nodes();
+std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOverlay* overlay, bool fold,
+                       std::vector<std::string>* drawn_as) {
+  Builder plan(doc, overlay, fold);
+  const size_t n = plan.drawn_nodes();
+  if (drawn_as) *drawn_as = plan.drawn_names();
   if (n > max_nodes)
     throw Error(ExitCode::usage, "graph too large to lay out",
                 std::to_string(n) + (fold ? " nodes to draw, folded" : " nodes") + ", limit " +

@@ -30,8 +30,12 @@ struct DotOverlay {
 std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay = nullptr, bool fold = true);
 
 /// The same picture laid out by dot and rendered to SVG by gvc. Throws
-/// Error(usage) when it would draw more than max_nodes nodes.
+/// Error(usage) when it would draw more than max_nodes nodes. drawn_as, when
+/// given, gets per root node the name of the shape that draws it (the SVG
+/// element's <title>: "g0_n7", or "g0_run3" for a run drawn as one box;
+/// folded, a repeat's later copies are drawn by copy 1's nodes).
 std::string render_svg(const GraphDocument& doc, size_t max_nodes = kDefaultSvgMaxNodes,
-                       const DotOverlay* overlay = nullptr, bool fold = true);
+                       const DotOverlay* overlay = nullptr, bool fold = true,
+                       std::vector<std::string>* drawn_as = nullptr);
 
 }  // namespace graphscope

@@ -1,0 +1,186 @@
+// graphscope report GRAPH [--trace TRACE] | A B | OUT_DIR  -o REPORT.html
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <future>
+#include <memory>
+
+#include "commands.h"
+#include "inspect/attach_json.h"
+#include "inspect/chrome_trace.h"
+#include "inspect/diff.h"
+#include "inspect/diff_report.h"
+#include "inspect/error.h"
+#include "inspect/html_report.h"
+#include "inspect/io.h"
+#include "inspect/load.h"
+#include "inspect/profile.h"
+#include "inspect/text.h"
+
+namespace graphscope::cli {
+namespace {
+
+bool is_directory(const std::string& path) {
+  struct stat st{};
+  return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string origin(const std::string& path) { return path == "-" ? "standard input" : path; }
+
+/// One graph and its profile, kept alive for the page.
+struct Profiled {
+  GraphDocument doc;
+  Trace trace;
+  TraceJoin join;
+  ProfileReport report;
+  bool has_profile = false;
+};
+
+ProfileOptions profile_options(const ReportRequest& q) {
+  ProfileOptions o;
+  o.threshold_us = q.threshold_us;
+  o.tolerance_us = q.tolerance_us;
+  if (q.exec_graph_id >= 0) o.exec_graph_id = uint32_t(q.exec_graph_id);
+  o.launches = q.launches;
+  return o;
+}
+
+/// Reads the trace and joins it; trace errors name the trace as given.
+void profile_graph(Profiled& p, const std::string& trace_path, const std::string& trace_name, const ProfileOptions& o) {
+  try {
+    InputText text(trace_path);
+    p.trace = read_chrome_trace(text.view(), trace_name);
+    p.join = join_trace(p.doc, p.trace, join_options(o));
+    p.report = analyze_profile(p.doc, p.trace, p.join, o);
+  } catch (const Error& e) {
+    if (e.subject() != "trace") throw;
+    throw Error(e.code(), trace_name, e.reason());
+  }
+  p.has_profile = true;
+}
+
+void add(HtmlReportInput& in, const Profiled& p, const std::string& label, int process = -1) {
+  ReportGraph g;
+  g.label = label;
+  g.doc = &p.doc;
+  g.process = process;
+  if (p.has_profile) g.profile = &p.report, g.trace = &p.trace, g.join = &p.join;
+  in.graphs.push_back(g);
+}
+
+std::string run_report(const ReportRequest& q, const std::string& dir) {
+  const std::string index_path = dir + "/index.json";
+  if (::access(index_path.c_str(), F_OK) != 0)
+    throw Error(ExitCode::bad_input, dir, "not an --exec output directory: it has no index.json");
+  AttachRun run = read_attach_run(read_file(index_path), index_path);
+  HtmlReportInput in;
+  in.title = "graphscope report: " + display_name(dir);
+  in.sources = {dir};
+  in.run = &run;
+  in.fold = q.fold;
+  in.svg_max_nodes = q.svg_max_nodes;
+  std::vector<std::unique_ptr<Profiled>> graphs;
+  for (size_t p = 0; p < run.processes.size(); ++p) {
+    const auto& proc = run.processes[p];
+    for (const AttachedGraph& ag : proc.index.graphs) {
+      auto g = std::make_unique<Profiled>();
+      const std::string base = dir + "/" + proc.dir + "/";
+      g->doc = load_graph(base + ag.file);
+      std::string note;
+      if (ag.profiled && !ag.trace_file.empty()) {
+        ProfileOptions o = profile_options(q);
+        o.exec_graph_id = ag.exec_graph_id;
+        profile_graph(*g, base + ag.trace_file, base + ag.trace_file, o);
+      } else if (run.profile) {
+        note = ag.profile_error.empty() ? "not profiled" : ag.profile_error;
+      }
+      add(in, *g, "pid " + std::to_string(proc.index.pid) + " graph " + std::to_string(ag.exec_graph_id), int(p));
+      in.graphs.back().profile_note = note;
+      graphs.push_back(std::move(g));
+    }
+  }
+  return write_html_report(in);
+}
+
+}  // namespace
+
+std::string make_report(const ReportRequest& q) {
+  if (q.inputs.size() == 1 && is_directory(q.inputs[0])) {
+    if (!q.trace.empty())
+      throw Error(ExitCode::usage, "report", "--trace goes with one graph, not with an --exec output directory");
+    return run_report(q, q.inputs[0]);
+  }
+  for (const auto& path : q.inputs)
+    if (is_directory(path))
+      throw Error(ExitCode::usage, "report", path + " is a directory; give one --exec output directory alone");
+  HtmlReportInput in;
+  in.fold = q.fold;
+  in.svg_max_nodes = q.svg_max_nodes;
+  for (const auto& path : q.inputs) in.sources.push_back(origin(path));
+  if (q.inputs.size() == 2) {
+    if (!q.trace.empty()) throw Error(ExitCode::usage, "report", "--trace goes with one graph, not with two");
+    if (q.inputs[0] == "-" && q.inputs[1] == "-")
+      throw Error(ExitCode::usage, "report", "only one of A and B can be standard input");
+    Profiled a, b;
+    auto read_b = std::async(std::launch::async, [&] { return load_graph(q.inputs[1]); });
+    a.doc = load_graph(q.inputs[0]);
+    b.doc = read_b.get();
+    GraphDiff d = diff_graphs(a.doc, b.doc);
+    std::string text = format_diff(d, origin(q.inputs[0]), origin(q.inputs[1]), 200);
+    in.title = "graphscope diff: " + display_name(origin(q.inputs[0])) + " vs " + display_name(origin(q.inputs[1]));
+    add(in, a, "A: " + display_name(origin(q.inputs[0])));
+    add(in, b, "B: " + display_name(origin(q.inputs[1])));
+    in.diff = &d;
+    in.diff_text = text;
+    return write_html_report(in);
+  }
+  Profiled g;
+  if (!q.trace.empty() && q.trace == "-" && q.inputs[0] == "-")
+    throw Error(ExitCode::usage, "report", "only one of GRAPH and --trace can be standard input");
+  g.doc = load_graph(q.inputs[0]);
+  in.title = "graphscope report: " + display_name(origin(q.inputs[0]));
+  if (!q.trace.empty()) {
+    profile_graph(g, q.trace, origin(q.trace), profile_options(q));
+    in.sources.push_back(origin(q.trace));
+  }
+  add(in, g, g.doc.name.empty() ? display_name(origin(q.inputs[0])) : g.doc.name);
+  return write_html_report(in);
+}
+
+void check_report_output(const std::string& output) {
+  if (output == "-" && isatty(STDOUT_FILENO))
+    throw Error(ExitCode::usage, "report", "standard output is a terminal; write the page to a file with -o REPORT.html");
+}
+
+Handler declare_report(CLI::App& sub) {
+  auto q = std::make_shared<ReportRequest>();
+  auto output = std::make_shared<std::string>("-");
+  sub.add_option("INPUT", q->inputs,
+                 "A graph (any format dump reads); two graphs to compare; or an --exec output directory")
+      ->required()
+      ->expected(1, 2);
+  sub.add_option("--trace", q->trace,
+                 "With one graph: a Chrome trace with Kineto keys (graphscope's or a PyTorch profiler export) to "
+                 "profile it");
+  sub.add_option("-o,--output", *output,
+                 "The HTML file, written atomically (default: standard output, when it is not a terminal)");
+  sub.add_option("--exec-graph-id", q->exec_graph_id, "Which exec graph's records to analyse");
+  sub.add_option("--launch", q->launches, "Only these graph launches, by correlation id (traces without graph ids)")
+      ->delimiter(',');
+  sub.add_option("--threshold-us", q->threshold_us, "Delay past which a node is blocked (default 5)")
+      ->check(CLI::Range(0.0, 1e9));
+  sub.add_option("--tolerance-us", q->tolerance_us, "How close an end must be to a start (default 2)")
+      ->check(CLI::Range(0.0, 1e9));
+  sub.add_flag("--no-fold", [q](int64_t) { q->fold = false; },
+               "Draw every node (default: one copy of each repeated block, long runs as one box)");
+  sub.add_option("--svg-max-nodes", q->svg_max_nodes,
+                 "Leave the picture out of larger graphs (default " + std::to_string(kDefaultSvgMaxNodes) +
+                     "; the rest of the page still lists every node)");
+  return [q, output] {
+    check_report_output(*output);
+    write_output(*output, make_report(*q));
+    return 0;
+  };
+}
+
+}  // namespace graphscope::cli

@@ -1,0 +1,553 @@
+// graphscope report: the page's program (embedded in every report; it reads
+// the JSON in #gs-data and draws everything; nothing is fetched).
+(function () {
+  'use strict';
+  const D = JSON.parse(document.getElementById('gs-data').textContent);
+  const S = (i) => (i < 0 || i === null || i === undefined ? '' : D.strings[i]);
+  const app = document.getElementById('app');
+  const CAT_COLORS = ['#2f6fd0', '#17a2b8', '#5bc0de', '#8e44ad', '#7f8c8d', '#f0ad4e', '#d9534f', '#e4606d',
+                      '#b03a48', '#5cb85c', '#c7cbd3'];
+  const DIFF = D.diff || null;
+  const state = { graph: 0, sel: null, matches: [] };
+  const panes = [];  // mounted pictures: {gi, side, view, svg, shapes: Map(name -> element), vb, full}
+
+  // ---- small helpers
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    if (attrs) for (const k in attrs) {
+      if (k === 'class') e.className = attrs[k];
+      else if (k === 'text') e.textContent = attrs[k];
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), attrs[k]);
+      else e.setAttribute(k, attrs[k]);
+    }
+    for (const c of kids) if (c !== null && c !== undefined) e.append(c);
+    return e;
+  }
+  const svgNS = 'http://www.w3.org/2000/svg';
+  function sv(tag, attrs) {
+    const e = document.createElementNS(svgNS, tag);
+    for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  function us(x) {
+    if (x === null || x === undefined) return '-';
+    const a = Math.abs(x);
+    return (a >= 100 ? x.toFixed(1) : a >= 1 ? x.toFixed(2) : x.toFixed(3)) + ' \u00b5s';
+  }
+  const nsus = (ns) => us(ns / 1000);
+  const pct = (x) => (100 * x).toFixed(1) + '%';
+  const G = (gi) => D.graphs[gi];
+  function nodeLink(gi, v, text) {
+    return el('span', { class: 'link', 'data-node': v, onclick: (ev) => { ev.stopPropagation(); select(gi, [v], v, true); } },
+      text || ('node ' + v + ' ' + S(G(gi).name[v])));
+  }
+  function dependents(gi) {
+    const g = G(gi);
+    if (g._out) return g._out;
+    g._out = g.deps.map(() => []);
+    g.deps.forEach((ds, v) => ds.forEach((u) => { if (u < g._out.length) g._out[u].push(v); }));
+    return g._out;
+  }
+  function shapeNodes(gi) {  // shape name -> nodes it draws
+    const g = G(gi);
+    if (g._byShape) return g._byShape;
+    g._byShape = new Map();
+    g.shape.forEach((s, v) => {
+      if (s < 0) return;
+      const k = S(s);
+      if (!g._byShape.has(k)) g._byShape.set(k, []);
+      g._byShape.get(k).push(v);
+    });
+    return g._byShape;
+  }
+
+  // ---- header
+  function header() {
+    const h = el('header');
+    h.append(el('h1', { text: D.title }));
+    if (D.sources.length) h.append(el('div', { class: 'sub', text: 'from ' + D.sources.join(', ') + ' \u00b7 graphscope ' + D.version }));
+    for (const n of D.notes) h.append(el('div', { class: 'note', text: n }));
+    const total = D.graphs.reduce((a, g) => a + g.nodes, 0);
+    const f = el('div', { class: 'facts' });
+    f.append(el('span', { id: 'gs-graph-count', 'data-count': D.graphs.length, text: D.graphs.length + (D.graphs.length === 1 ? ' graph, ' : ' graphs, ') }));
+    f.append(el('b', { id: 'gs-node-count', 'data-count': total, text: total + (total === 1 ? ' node' : ' nodes') }));
+    f.append(document.createTextNode(D.graphs.length > 1 ? ' in their root graphs' : ' in the root graph'));
+    h.append(f);
+    return h;
+  }
+
+  // ---- an --exec run: processes and their graphs
+  function runIndex() {
+    const s = el('section', { id: 'gs-index' }, el('h2', { text: 'Processes of the run' }));
+    s.append(el('div', { class: 'muted', text: 'command: ' + D.run.command.join(' ') + ' \u00b7 exit code ' + D.run.exit_code +
+      (D.run.profile ? ' \u00b7 profiled' : '') }));
+    const t = el('table', { class: 'grid' });
+    t.append(el('tr', null, el('th', { text: 'process' }), el('th', { text: 'command' }), el('th', { text: 'device' }),
+      el('th', { text: 'state' }), el('th', { text: 'graphs' }), el('th', { text: 'not dumped' })));
+    for (const p of D.run.processes) {
+      const gs = el('td');
+      p.graphs.forEach((gi) => {
+        const g = G(gi);
+        gs.append(el('span', { class: 'link', onclick: () => showGraph(gi) },
+          'graph ' + (g.exec_graph_id === null ? '?' : g.exec_graph_id) + ' (' + g.nodes + ' nodes' +
+          (g.profile ? ', ' + us(g.profile.makespan_us) : '') + ')'), ' ');
+      });
+      const sk = el('td');
+      for (const x of p.skipped) sk.append(el('div', { text: 'graph ' + (x.exec_graph_id === null ? '?' : x.exec_graph_id) + ': ' + x.why }));
+      for (const x of p.errors) sk.append(el('div', { class: 'note', text: x }));
+      t.append(el('tr', null, el('td', { text: p.dir + ' (pid ' + p.pid + ')' }), el('td', { text: p.command.join(' ') }),
+        el('td', { text: p.device }), el('td', { text: (p.attached ? 'attached' : 'not attached') + (p.complete ? ', ran to its end' : ', ended early') + (p.problem ? '; ' + p.problem : '') }),
+        gs, sk));
+    }
+    s.append(t);
+    return s;
+  }
+
+  // ---- the picture: pan, zoom, click
+  function mountPicture(container, gi, side) {
+    container.textContent = '';
+    const g = G(gi);
+    const pane = { gi, side, view: container, svg: null, shapes: new Map() };
+    panes.push(pane);
+    if (!g.svg) {
+      container.append(el('div', { class: 'nopicture', text: (g.svg_note || 'no picture') + '. Search, the tables and the details still list every node.' }));
+      return pane;
+    }
+    const doc = new DOMParser().parseFromString(g.svg, 'image/svg+xml');
+    const svg = document.importNode(doc.documentElement, true);
+    svg.removeAttribute('width');
+    svg.removeAttribute('height');
+    container.append(svg);
+    pane.svg = svg;
+    for (const n of svg.querySelectorAll('g.node')) {
+      const t = n.querySelector('title');
+      if (t) pane.shapes.set(t.textContent, n);
+    }
+    const vb = svg.viewBox.baseVal;
+    pane.full = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
+    fit(pane);
+    const byShape = shapeNodes(gi);
+    svg.addEventListener('click', (ev) => {
+      if (pane.moved) return;
+      const n = ev.target.closest('g.node');
+      if (!n) return;
+      const t = n.querySelector('title');
+      const nodes = t ? byShape.get(t.textContent) : null;
+      if (nodes && nodes.length) select(gi, nodes, nodes[0], false);
+    });
+    // Drag to pan, wheel to zoom around the pointer.
+    let drag = null;
+    container.addEventListener('mousedown', (ev) => { drag = { x: ev.clientX, y: ev.clientY }; pane.moved = false; });
+    window.addEventListener('mousemove', (ev) => {
+      if (!drag) return;
+      const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+      if (Math.abs(dx) + Math.abs(dy) > 3) { pane.moved = true; container.classList.add('dragging'); }
+      if (!pane.moved) return;
+      const s = scale(pane);
+      setView(pane, pane.vb.x - dx / s, pane.vb.y - dy / s, pane.vb.w, pane.vb.h);
+      drag = { x: ev.clientX, y: ev.clientY };
+    });
+    window.addEventListener('mouseup', () => { drag = null; container.classList.remove('dragging'); });
+    container.addEventListener('wheel', (ev) => {
+      ev.preventDefault();
+      const r = container.getBoundingClientRect();
+      zoomAt(pane, Math.pow(1.0015, ev.deltaY), (ev.clientX - r.left) / r.width, (ev.clientY - r.top) / r.height);
+    }, { passive: false });
+    return pane;
+  }
+  function scale(pane) {
+    const r = pane.view.getBoundingClientRect();
+    return Math.min(r.width / pane.vb.w, r.height / pane.vb.h) || 1;
+  }
+  function setView(pane, x, y, w, h) {
+    pane.vb = { x, y, w, h };
+    pane.svg.setAttribute('viewBox', x + ' ' + y + ' ' + w + ' ' + h);
+  }
+  function fit(pane) {
+    if (!pane.svg) return;
+    const f = pane.full, r = pane.view.getBoundingClientRect();
+    const W = r.width || 800, H = r.height || 500;
+    const whole = Math.min(W / f.w, H / f.h);
+    // A picture too large to read whole opens at its top, at a scale where
+    // its labels can be read (at most 1:1), rather than as a thin line.
+    const k = whole >= 0.55 ? Math.min(whole, 1.25) : Math.max(whole, Math.min(1, W / f.w, 0.75));
+    const w = W / k, h = H / k;
+    setView(pane, f.x + (f.w - w) / 2, k === whole ? f.y + (f.h - h) / 2 : f.y, w, h);
+  }
+  function zoomAt(pane, k, fx, fy) {
+    if (!pane.svg) return;
+    const v = pane.vb;
+    const w = Math.min(Math.max(v.w * k, 20), pane.full.w * 4), h = v.h * (w / v.w);
+    setView(pane, v.x + (v.w - w) * fx, v.y + (v.h - h) * fy, w, h);
+  }
+  function centerOn(pane, elem) {
+    if (!pane.svg || !elem) return;
+    const b = elem.getBBox(), v = pane.vb;
+    // From the element's own coordinates to the picture's (viewBox) ones.
+    const m = pane.svg.getScreenCTM().inverse().multiply(elem.getScreenCTM());
+    const p = pane.svg.createSVGPoint();
+    p.x = b.x + b.width / 2;
+    p.y = b.y + b.height / 2;
+    const q = p.matrixTransform(m);
+    const inside = q.x > v.x && q.x < v.x + v.w && q.y > v.y && q.y < v.y + v.h;
+    if (!inside) setView(pane, q.x - v.w / 2, q.y - v.h / 2, v.w, v.h);
+  }
+
+  // ---- selection and search
+  function paneShapes(pane, nodes) {
+    const g = G(pane.gi), out = new Set();
+    for (const v of nodes) {
+      const s = g.shape[v];
+      if (s >= 0 && pane.shapes.has(S(s))) out.add(pane.shapes.get(S(s)));
+    }
+    return out;
+  }
+  function mark(cls, gi, nodes) {
+    for (const pane of panes) {
+      if (pane.svg) for (const e of pane.svg.querySelectorAll('g.node.' + cls)) e.classList.remove(cls);
+      if (pane.gi === gi && pane.svg) for (const e of paneShapes(pane, nodes)) e.classList.add(cls);
+    }
+    for (const r of document.querySelectorAll('.timeline rect.item.' + cls)) r.classList.remove(cls);
+    if (gi === state.graph) {
+      const set = new Set(nodes);
+      for (const r of document.querySelectorAll('.timeline rect.item')) if (set.has(+r.dataset.node)) r.classList.add(cls);
+    }
+  }
+  function select(gi, nodes, focus, center) {
+    if (DIFF === null && gi !== state.graph) showGraph(gi);
+    state.sel = { gi, nodes, focus };
+    mark('gs-sel', gi, nodes);
+    if (center) for (const pane of panes) if (pane.gi === gi) centerOn(pane, [...paneShapes(pane, [focus])][0]);
+    details(gi, nodes, focus);
+  }
+  function search(q) {
+    q = q.trim().toLowerCase();
+    const res = document.getElementById('gs-results'), count = document.getElementById('gs-match-count');
+    res.textContent = '';
+    const found = [];
+    const gis = DIFF ? [0, 1] : [state.graph];
+    if (q) for (const gi of gis) {
+      const g = G(gi);
+      for (let v = 0; v < g.nodes; ++v) {
+        if (S(g.name[v]).toLowerCase().includes(q) || S(g.what[v]).toLowerCase().includes(q) ||
+            S(g.module[v]).toLowerCase().includes(q) || S(g.origin[v]).toLowerCase().includes(q)) found.push([gi, v]);
+      }
+    }
+    state.matches = found;
+    count.textContent = q ? found.length + (found.length === 1 ? ' node matches' : ' nodes match') : '';
+    count.dataset.count = found.length;
+    for (const gi of gis) mark('gs-match', gi, found.filter((m) => m[0] === gi).map((m) => m[1]));
+    for (const [gi, v] of found.slice(0, 300))
+      res.append(el('span', null, nodeLink(gi, v, (DIFF ? (gi ? 'B ' : 'A ') : '') + v + ' ' + S(G(gi).name[v]))));
+    if (found.length > 300) res.append(el('span', { class: 'muted', text: '... and ' + (found.length - 300) + ' more' }));
+    if (found.length) {
+      const gi = found[0][0];
+      select(gi, found.filter((m) => m[0] === gi).map((m) => m[1]), found[0][1], true);
+    }
+  }
+
+  // ---- details of a node
+  function details(gi, nodes, v) {
+    const box = document.getElementById('details');
+    box.textContent = '';
+    const g = G(gi), p = g.profile;
+    box.dataset.node = v;
+    box.dataset.graph = gi;
+    box.append(el('h3', { text: (DIFF ? (gi ? 'B: ' : 'A: ') : '') + 'node ' + v + ': ' + S(g.name[v]) }));
+    const t = el('table');
+    const row = (k, ...val) => { const td = el('td'); val.forEach((x) => td.append(x)); t.append(el('tr', null, el('td', { text: k }), td)); };
+    const pre = (s) => el('pre', { text: s });
+    row('type', D.types[g.type[v]]);
+    if (S(g.what[v])) row('what', pre(S(g.what[v])));
+    if (g.origin[v] >= 0) row('origin', pre(S(g.origin[v])));
+    const ids = [];
+    if (g.tools_id === null) ids.push('tools id ' + (g.exec_graph_id * 4294967296 + v), 'node id ' + v);
+    else {
+      if (g.tools_id[v] !== null) ids.push('tools id ' + g.tools_id[v]);
+      ids.push('node id ' + g.node_id[v]);
+    }
+    if (g.exec_graph_id !== null) ids.push('exec graph ' + g.exec_graph_id);
+    row('ids', ids.join(', '));
+    const preds = el('span');
+    g.deps[v].forEach((u, k) => { if (k) preds.append(', '); preds.append(u < g.nodes ? nodeLink(gi, u, String(u)) : String(u)); });
+    row('after', g.deps[v].length ? preds : el('span', { class: 'muted', text: 'nothing (a root)' }));
+    const outs = el('span');
+    dependents(gi)[v].forEach((u, k) => { if (k) outs.append(', '); outs.append(nodeLink(gi, u, String(u))); });
+    row('before', dependents(gi)[v].length ? outs : el('span', { class: 'muted', text: 'nothing (a leaf)' }));
+    for (const e of g.edge_types) if (e[0] === v) row('edge', 'from ' + e[1] + ': ' + S(e[2]));
+    if (g.repeat[v] >= 0) {
+      const r = g.repeats[g.repeat[v]];
+      row('repeat', 'copy ' + (g.copy[v] + 1) + ' of ' + r.count + ' x ' + (r.module_type || r.label) +
+        (g.copy[v] > 0 ? ' (the picture draws copy 1 for it)' : ''));
+    }
+    if (p) {
+      const dmin = p.duration_min[v], dmax = p.duration_max[v];
+      row('start', us(p.start[v]) + ' \u2192 end ' + us(p.end[v]) + ' (medians, from the replay\u2019s start)');
+      row('duration', us(p.end[v] - p.start[v]) + (dmin !== null ? '  (' + us(dmin) + ' .. ' + us(dmax) + ' over ' + p.node_replays[v] + ' replays)' : ''));
+      row('ready', us(p.ready[v]));
+      row('delay', us(p.delay[v]) + (p.blocking_node[v] ? ' (blocking: over ' + us(p.threshold_us) + ')' : ''));
+      const verdict = ['none', 'real', 'fake'][p.verdict[v]] + (p.uncertain[v] ? ' ?' : '');
+      row('verdict', el('span', { class: 'verdict-' + ['none', 'real', 'fake'][p.verdict[v]], text: verdict }),
+        p.uncertain[v] ? el('span', { class: 'muted', text: ' (rests on an ambiguous assignment)' }) : null);
+      if (p.observed[v] >= 0) row('waited for', nodeLink(gi, p.observed[v]));
+      else if (p.observed_other[v] >= 0) row('waited for', S(p.observed_other[v]));
+      if (p.blocker[v] >= 0) row('blocker', nodeLink(gi, p.blocker[v]), p.cause[v] >= 0 ? ' \u2014 ' + S(p.cause[v]) : '');
+      if (p.lane[v] >= 0) row('lane', S(p.lane[v]) + (p.stream[v] >= 0 ? ', stream ' + p.stream[v] : ''));
+      if (p.assignment[v] >= 0) row('assigned', S(p.assignment[v]));
+      if (p.on_chain[v]) row('account', 'on the chain: work ' + nsus(p.work_ns[v]) + ', wait before it ' + nsus(p.wait_ns[v]) +
+        (p.wait_ns[v] > 0 ? ' (mostly ' + D.categories[p.wait_category[v]].name + ')' : ''));
+    } else if (g.profile_note) {
+      row('profile', g.profile_note);
+    }
+    if (DIFF && gi < 2) {
+      const m = gi === 0 ? DIFF.a_mark[v] : DIFF.b_mark[v], why = gi === 0 ? DIFF.a_why[v] : DIFF.b_why[v];
+      const words = ['the same in both', gi === 0 ? 'only in A (removed)' : 'only in B (added)', 'changed', 'an edge changed'][m];
+      row('diff', words + (why >= 0 ? ': ' + S(why) : ''));
+      const partner = gi === 0 ? DIFF.a_to_b[v] : DIFF.a_to_b.indexOf(v);
+      if (partner >= 0) row(gi === 0 ? 'in B' : 'in A', nodeLink(1 - gi, partner));
+    }
+    box.append(t);
+    if (nodes.length > 1) {
+      box.append(el('div', { class: 'muted', text: nodes.length + ' nodes selected:' }));
+      const l = el('div', { class: 'results' });
+      nodes.slice(0, 400).forEach((u) => l.append(el('span', null, nodeLink(gi, u, u + ' ' + S(g.name[u])))));
+      box.append(l);
+    }
+  }
+
+  // ---- the makespan account
+  function account(gi) {
+    const p = G(gi).profile;
+    const s = el('section', { id: 'gs-account' }, el('h2', { text: 'Where the makespan went' }));
+    const a = p.account;
+    if (!a.replays) { s.append(el('div', { class: 'muted', text: 'no replay to account for' })); return s; }
+    s.append(el('div', null, 'replay ' + a.replay + ' (of median makespan, ' + a.replays + ' replays): ',
+      el('b', { id: 'gs-makespan', 'data-ns': a.makespan_ns, text: nsus(a.makespan_ns) }),
+      ' \u00b7 critical path ' + us(p.critical_path_us) + ' \u00b7 ' + p.real + ' real, ' + p.fake + ' fake (' + p.blocking + ' blocking) \u00b7 joined by ' + p.joined_by));
+    const bar = el('div', { class: 'bar', id: 'gs-account-bar' });
+    const t = el('table', { class: 'grid' });
+    t.append(el('tr', null, el('th', { text: 'part' }), el('th', { class: 'num', text: 'this replay' }), el('th', { class: 'num', text: 'share' }),
+      el('th', { class: 'num', text: 'median' }), el('th', { class: 'num', text: 'min .. max over replays' })));
+    let sum = 0;
+    for (const part of a.parts) {
+      sum += part.ns;
+      if (part.ns === 0 && part.max_us === 0) continue;
+      const c = CAT_COLORS[part.category], name = D.categories[part.category].name;
+      if (part.ns > 0) bar.append(el('div', { 'data-ns': part.ns, 'data-category': D.categories[part.category].key, title: name + ': ' + nsus(part.ns) + ' (' + pct(part.ns / a.makespan_ns) + ')',
+        style: 'flex:' + part.ns + ' 0 0;background:' + c, onclick: () => pickCategory(gi, part.category) }));
+      t.append(el('tr', { class: 'pick', onclick: () => pickCategory(gi, part.category) },
+        el('td', null, el('span', { class: 'swatch', style: 'background:' + c }), name),
+        el('td', { class: 'num', text: nsus(part.ns) }), el('td', { class: 'num', text: pct(part.ns / a.makespan_ns) }),
+        el('td', { class: 'num', text: us(part.median_us) }), el('td', { class: 'num', text: us(part.min_us) + ' .. ' + us(part.max_us) })));
+    }
+    t.append(el('tr', null, el('th', { text: 'sum' }), el('th', { class: 'num', id: 'gs-account-sum', 'data-ns': sum, text: nsus(sum) }), el('th', { class: 'num', text: pct(sum / a.makespan_ns) }), el('th'), el('th')));
+    s.append(bar);
+    const right = el('div');
+    if (a.modules.length) {
+      const m = el('table', { class: 'grid' }, el('tr', null, el('th', { text: 'chain work by module' }), el('th', { class: 'num', text: 'time' })));
+      for (const x of a.modules.slice(0, 12)) m.append(el('tr', null, el('td', { text: x.module || '(no module)' }), el('td', { class: 'num', text: nsus(x.ns) })));
+      right.append(m);
+    }
+    if (p.what_if) {
+      const w = p.what_if;
+      const m = el('table', { class: 'grid' }, el('tr', null, el('th', { text: 'what-if (schedule model)' }), el('th', { class: 'num', text: 'makespan' })));
+      m.append(el('tr', null, el('td', { text: 'measured (median)' }), el('td', { class: 'num', text: us(w.measured_us) })));
+      m.append(el('tr', null, el('td', { text: 'the model, as measured' }), el('td', { class: 'num', text: us(w.as_measured_us) })));
+      m.append(el('tr', null, el('td', { text: 'without fake dependencies' }), el('td', { class: 'num', text: us(w.without_fake_us) })));
+      m.append(el('tr', null, el('td', { text: 'zero dependency latency' }), el('td', { class: 'num', text: us(w.zero_latency_us) })));
+      right.append(m);
+    }
+    s.append(el('div', { class: 'twocol' }, t, right));
+    return s;
+  }
+  function pickCategory(gi, c) {
+    const p = G(gi).profile, g = G(gi), nodes = [];
+    const workCat = { 0: [0], 1: [1], 2: [2], 3: [3] };
+    for (let v = 0; v < g.nodes; ++v) {
+      if (!p.on_chain[v]) continue;
+      const work = p.work_ns[v] > 0 && ((workCat[c] && workCat[c].includes(g.type[v])) || (c === 4 && g.type[v] > 3));
+      if (work || (p.wait_ns[v] > 0 && p.wait_category[v] === c)) nodes.push(v);
+    }
+    if (nodes.length) select(gi, nodes, nodes[0], true);
+  }
+
+  // ---- fake dependencies and worst delays
+  function tables(gi) {
+    const g = G(gi), p = g.profile;
+    const s = el('section', { id: 'gs-tables' });
+    const fake = [], all = [];
+    for (let v = 0; v < g.nodes; ++v) { if (p.verdict[v] === 2) fake.push(v); all.push(v); }
+    fake.sort((x, y) => p.delay[y] - p.delay[x]);
+    const ft = el('table', { class: 'grid', id: 'gs-fake' });
+    ft.append(el('tr', null, el('th', { text: 'node' }), el('th', { text: 'waited for' }), el('th', { text: 'cause' }), el('th', { class: 'num', text: 'delay' }), el('th', { text: 'lane' })));
+    for (const v of fake.slice(0, 100))
+      ft.append(el('tr', { class: 'pick', onclick: () => select(gi, [v], v, true) }, el('td', { text: v + ' ' + S(g.name[v]) + (p.uncertain[v] ? ' ?' : '') }),
+        el('td', { text: p.observed[v] >= 0 ? p.observed[v] + ' ' + S(g.name[p.observed[v]]) : S(p.observed_other[v]) }),
+        el('td', { text: S(p.cause[v]) }), el('td', { class: 'num', text: us(p.delay[v]) + (p.blocking_node[v] ? ' blocking' : '') }), el('td', { text: S(p.lane[v]) })));
+    all.sort((x, y) => p.delay[y] - p.delay[x]);
+    const wt = el('table', { class: 'grid', id: 'gs-delays' });
+    wt.append(el('tr', null, el('th', { text: 'node' }), el('th', { class: 'num', text: 'delay' }), el('th', { text: 'verdict' }), el('th', { text: 'waited for' })));
+    for (const v of all.slice(0, 15))
+      wt.append(el('tr', { class: 'pick', onclick: () => select(gi, [v], v, true) }, el('td', { text: v + ' ' + S(g.name[v]) }),
+        el('td', { class: 'num', text: us(p.delay[v]) }), el('td', { class: 'verdict-' + ['none', 'real', 'fake'][p.verdict[v]], text: ['none', 'real', 'fake'][p.verdict[v]] + (p.uncertain[v] ? ' ?' : '') }),
+        el('td', { text: p.observed[v] >= 0 ? p.observed[v] + ' ' + S(g.name[p.observed[v]]) : S(p.observed_other[v]) })));
+    s.append(el('div', { class: 'twocol' },
+      el('div', null, el('h2', { text: 'Fake dependencies (' + fake.length + ')' }), fake.length ? ft : el('div', { class: 'muted', text: 'none: every observed wait is explained by the graph' })),
+      el('div', null, el('h2', { text: 'Worst delays' }), wt)));
+    return s;
+  }
+
+  // ---- one replay's timeline by lane, with the graph's edges
+  function timeline(gi) {
+    const g = G(gi), p = g.profile, tl = p.timeline;
+    const s = el('section', { id: 'gs-timeline' }, el('h2', { text: 'Replay ' + tl.replay + ' by lane' }));
+    if (!tl.items || !tl.items.length) { s.append(el('div', { class: 'muted', text: 'no records' })); return s; }
+    if (!tl._rows) {  // flat columns to rows: [node, lane, start, end], [category, start, end, node]
+      tl._rows = [];
+      for (let k = 0; k + 3 < tl.items.length; k += 4) tl._rows.push([tl.items[k], tl.items[k + 1], tl.items[k + 2], tl.items[k + 2] + tl.items[k + 3]]);
+      tl._segs = [];
+      for (let k = 0; k + 3 < tl.segments.length; k += 4) tl._segs.push([tl.segments[k], tl.segments[k + 1], tl.segments[k + 1] + tl.segments[k + 2], tl.segments[k + 3]]);
+    }
+    const items = tl._rows;
+    if (items.length > 5000 && !tl._asked) {
+      s.append(el('button', { onclick: () => { tl._asked = true; s.replaceWith(timeline(gi)); },
+        text: 'draw the timeline of ' + items.length + ' records (slow in a browser)' }));
+      return s;
+    }
+    let end = p.account.makespan_ns;
+    for (const x of items) end = Math.max(end, x[3]);
+    const left = 150, rowH = 20, top = 34;
+    const width = Math.max(window.innerWidth - left - 80, Math.min(6000, items.length * 6), 600);
+    const H = top + tl.lanes.length * rowH + 24;
+    const X = (ns) => left + (ns / end) * width;
+    const svg = sv('svg', { width: left + width + 20, height: H });
+    // The account as a track above the lanes.
+    svg.append(Object.assign(sv('text', { x: 4, y: 20 }), { textContent: 'account' }));
+    for (const sg of tl._segs) {
+      const r = sv('rect', { x: X(sg[1]), y: 8, width: Math.max(0.5, X(sg[2]) - X(sg[1])), height: 16, fill: CAT_COLORS[sg[0]] });
+      r.append(Object.assign(sv('title'), { textContent: D.categories[sg[0]].name + ' ' + nsus(sg[2] - sg[1]) + (sg[3] >= 0 ? ' (node ' + sg[3] + ')' : '') }));
+      svg.append(r);
+    }
+    tl.lanes.forEach((l, k) => {
+      svg.append(Object.assign(sv('text', { x: 4, y: top + k * rowH + 14 }), { textContent: l }));
+      svg.append(sv('line', { x1: left, x2: left + width, y1: top + (k + 1) * rowH, y2: top + (k + 1) * rowH, stroke: '#eceff4' }));
+    });
+    const at = new Map();
+    for (const it of items) if (it[0] >= 0) at.set(it[0], it);
+    const edges = sv('g', { stroke: '#8893a6', 'stroke-width': 0.8, fill: 'none' });
+    if (items.length <= 3000)
+      for (const it of items) {
+        if (it[0] < 0) continue;
+        for (const u of g.deps[it[0]]) {
+          const f = at.get(u);
+          if (!f) continue;
+          edges.append(sv('line', { x1: X(f[3]), y1: top + f[1] * rowH + 10, x2: X(it[2]), y2: top + it[1] * rowH + 10 }));
+        }
+      }
+    svg.append(edges);
+    const typeColor = ['#4a7fd4', '#d9822b', '#8c6bb1', '#3fa34d', '#999999'];
+    for (const it of items) {
+      const v = it[0];
+      const fill = v < 0 ? '#bbbbbb' : p.verdict[v] === 2 ? '#d9534f' : typeColor[Math.min(g.type[v], 4)];
+      const r = sv('rect', { class: 'item', x: X(it[2]), y: top + it[1] * rowH + 3, width: Math.max(1, X(it[3]) - X(it[2])), height: rowH - 6, fill, 'data-node': v });
+      r.append(Object.assign(sv('title'), { textContent: (v >= 0 ? 'node ' + v + ' ' + S(g.name[v]) : 'a record with no node') + ': ' + nsus(it[2]) + ' .. ' + nsus(it[3]) }));
+      if (v >= 0) r.addEventListener('click', () => select(gi, [v], v, true));
+      svg.append(r);
+    }
+    for (let k = 0; k <= 10; ++k) {
+      const x = X((end * k) / 10);
+      svg.append(Object.assign(sv('text', { x: x - 10, y: H - 6 }), { textContent: nsus((end * k) / 10) }));
+    }
+    s.append(el('div', { class: 'timeline' }, svg));
+    s.append(el('div', { class: 'muted', text: 'blue kernels, orange copies, purple memsets, red fake-delayed nodes; lines are the graph\u2019s edges; the top track is the account.' }));
+    return s;
+  }
+
+  // ---- the page
+  function graphSection(gi) {
+    const g = G(gi);
+    const wrap = el('div', { id: 'gs-graph' });
+    const head = el('section');
+    head.append(el('h2', { text: g.label + ' \u2014 ' + g.nodes + ' nodes, ' + g.edges + ' edges' + (g.total_nodes !== g.nodes ? ' (' + (g.total_nodes - g.nodes) + ' more in nested graphs)' : '') }));
+    if (g.folding) head.append(el('div', { class: 'muted', text: 'folded: ' + g.folding }));
+    head.append(toolbar());
+    const panesDiv = el('div', { class: 'panes' });
+    const view = el('div', { class: 'view', id: 'gs-view-0' });
+    panesDiv.append(el('div', { class: 'pane' }, view));
+    head.append(el('div', { class: 'workspace' }, panesDiv, el('aside', { id: 'details' }, el('div', { class: 'muted', text: 'Click a node, or search, to see its details.' }))));
+    wrap.append(head);
+    if (g.profile) { wrap.append(account(gi)); wrap.append(tables(gi)); wrap.append(timeline(gi)); }
+    else if (g.profile_note) wrap.append(el('section', null, el('div', { class: 'note', text: 'no profile: ' + g.profile_note })));
+    wrap.append(el('section', null, el('details', null, el('summary', { text: 'summary (as graphscope dump prints it)' }), el('pre', { class: 'pre', text: g.summary }))));
+    return { wrap, view };
+  }
+  function toolbar() {
+    const tb = el('div', { class: 'toolbar' });
+    const input = el('input', { id: 'gs-search', type: 'search', placeholder: 'search kernel, module or source (Enter)' });
+    let timer = null;
+    input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => search(input.value), 200); });
+    input.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') { clearTimeout(timer); search(input.value); } });
+    tb.append(input, el('span', { class: 'count', id: 'gs-match-count' }));
+    tb.append(el('button', { onclick: () => panes.forEach(fit), text: 'fit' }));
+    tb.append(el('button', { onclick: () => panes.forEach((p) => zoomAt(p, 0.7, 0.5, 0.5)), text: 'zoom in' }));
+    tb.append(el('button', { onclick: () => panes.forEach((p) => zoomAt(p, 1 / 0.7, 0.5, 0.5)), text: 'zoom out' }));
+    tb.append(el('button', { onclick: () => panes.forEach((p) => p.svg && setView(p, p.full.x, p.full.y, p.full.w, p.full.h)), text: 'whole graph' }));
+    return el('div', null, tb, el('div', { class: 'results', id: 'gs-results' }));
+  }
+  let body = null;
+  function showGraph(gi) {
+    state.graph = gi;
+    panes.length = 0;
+    const picker = document.getElementById('gs-picker');
+    if (picker) for (const b of picker.querySelectorAll('button')) b.classList.toggle('on', +b.dataset.graph === gi);
+    const { wrap, view } = graphSection(gi);
+    body.replaceChildren(wrap);
+    mountPicture(view, gi, 0);
+  }
+  function diffPage() {
+    const wrap = el('div');
+    const s = el('section');
+    s.append(el('h2', { text: DIFF.same ? 'The two graphs are the same' : 'The graphs differ' }));
+    s.append(el('div', { class: 'muted', text: 'red: only in A \u00b7 green: only in B \u00b7 orange: changed \u00b7 dashed: an edge changed. Click a node to see its partner.' }));
+    s.append(toolbar());
+    const pa = el('div', { class: 'view side-a', id: 'gs-view-0' }), pb = el('div', { class: 'view side-b', id: 'gs-view-1' });
+    const ps = el('div', { class: 'panes' },
+      el('div', { class: 'pane' }, el('div', { class: 'panehead', text: G(0).label + ' (' + G(0).nodes + ' nodes)' }), pa),
+      el('div', { class: 'pane' }, el('div', { class: 'panehead', text: G(1).label + ' (' + G(1).nodes + ' nodes)' }), pb));
+    s.append(el('div', { class: 'workspace' }, ps, el('aside', { id: 'details' }, el('div', { class: 'muted', text: 'Click a node to see its details.' }))));
+    wrap.append(s);
+    wrap.append(el('section', null, el('h2', { text: 'The difference' }), el('pre', { class: 'pre', id: 'gs-diff-text', text: DIFF.text })));
+    body.replaceChildren(wrap);
+    const a = mountPicture(pa, 0, 0), b = mountPicture(pb, 1, 1);
+    for (const [pane, marks] of [[a, DIFF.a_mark], [b, DIFF.b_mark]]) {
+      if (!pane.svg) continue;
+      const byShape = shapeNodes(pane.gi);
+      for (const [name, e] of pane.shapes) {
+        const nodes = byShape.get(name) || [];
+        let m = 0;
+        for (const v of nodes) if (marks[v] && (m === 0 || marks[v] < m)) m = marks[v];
+        if (m) e.classList.add('gs-d' + m);
+      }
+    }
+  }
+  function main() {
+    app.textContent = '';
+    app.append(header());
+    if (D.run) app.append(runIndex());
+    if (!DIFF && D.graphs.length > 1) {
+      const pick = el('section', { id: 'gs-picker' }, el('h2', { text: 'Graphs' }));
+      const row = el('div', { class: 'graphpick' });
+      D.graphs.forEach((g, gi) => row.append(el('button', { 'data-graph': gi, onclick: () => showGraph(gi), text: g.label + ' (' + g.nodes + ')' })));
+      pick.append(row);
+      app.append(pick);
+    }
+    body = el('div', { id: 'gs-body' });
+    app.append(body);
+    if (DIFF) diffPage();
+    else if (D.graphs.length) showGraph(0);
+    else body.append(el('section', null, el('div', { class: 'muted', text: 'no graph was dumped' })));
+    document.body.dataset.drawnMs = Math.round(performance.now());  // from navigation start
+    document.body.dataset.ready = '1';
+  }
+  main();
+})();
