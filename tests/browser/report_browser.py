@@ -216,6 +216,18 @@ def main():
         b.shot("llama_profile.1_click")
         check_search(b, "elementwise_kernel", kernels)
         b.shot("llama_profile.2_search")
+        # By module: the q_proj GEMMs of all eight layers, drawn as one shape of the folded layer.
+        with open(g) as f:
+            nodes = json.load(f)["nodes"]
+        q = "self_attn.q_proj"
+        expected = sum(1 for x in nodes if q in ((x.get("origin") or {}).get("module") or ""))
+        found = b.search(q)
+        check(found == expected and expected % 8 == 0 and expected > 0,
+              "search %r found %d nodes, the document has %d" % (q, found, expected))
+        shapes = b.js("return document.querySelectorAll('#gs-view-0 g.node.gs-sel').length")
+        check(shapes == expected // 8, "the %d q_proj nodes of 8 layers are drawn by %d shapes of the folded picture, not %d"
+              % (expected, shapes, expected // 8))
+        b.shot("llama_profile.2b_search_module")
         b.js("document.getElementById('gs-account').scrollIntoView()")
         b.shot("llama_profile.3_account")
 
@@ -287,7 +299,15 @@ def main():
         check_click(b)
         b.shot("conditional_dot.1_click")
 
-    for name, fn in (("llama_profile", llama), ("torch_four_branch", torch_no_ids), ("copies_fake", copies_fake),
+    def live_pages():
+        # Pages written live on the H100 (tests/data/reports): they must still open.
+        for page in ("llama8.live.html", "mixed.live.html"):
+            b.open(os.path.join(data, "reports", page))
+            check_account(b)
+            check_click(b)
+            b.shot("live." + page[:-5])
+
+    for name, fn in (("live_pages", live_pages), ("llama_profile", llama), ("torch_four_branch", torch_no_ids), ("copies_fake", copies_fake),
                      ("diff", diff), ("exec_profile", exec_dir), ("conditional_dot", nvidia_dot)):
         case(name, fn)
     b.quit()

@@ -79,9 +79,10 @@ ls "$d"/pid-*/graph-*.json >/dev/null 2>&1 && echo "ok the graph captured before
   fail "no graph dumped before the profiler started"
 
 d=$work/profile
-"$gs" profile --exec --out-dir "$d" -o "$d.report.txt" -- python3 "$app" two_stream --replays 30 > "$d.out" 2>&1 ||
+"$gs" profile --exec --out-dir "$d" -o "$d.report.txt" --html "$d.report.html" -- python3 "$app" two_stream --replays 30 > "$d.out" 2>&1 ||
   fail "profile --exec: exit $?"
 grep -q "^dependencies" "$d.report.txt" && echo "ok profile --exec: $(grep -m1 '^dependencies' "$d.report.txt")" ||
   { fail "profile --exec: no report"; cat "$d.out" "$d.report.txt"; }
 ls "$d"/pid-*/profile-*.json "$d"/pid-*/trace-*.json >/dev/null 2>&1 || fail "profile --exec: no profile or trace file"
+python3 "$(dirname "$0")/check_report_html.py" "$d.report.html" --run || fail "profile --exec --html: the page is wrong"
 exit $status

@@ -53,9 +53,11 @@ if python3 -c "import torch, transformers; assert torch.cuda.is_available()" 2>/
     echo "note: emit_nvtx capture did not run (exit $?): $(tail -1 "$d.out")"
   fi
   d=$work/llama_profile
-  if "$gs" profile --exec --out-dir "$d" -o "$work/llama8.profile.txt" -- python3 "$app" llama --layers 8 > "$d.out" 2>&1; then
+  if "$gs" profile --exec --out-dir "$d" -o "$work/llama8.profile.txt" --html "$work/llama8.report.html" \
+       -- python3 "$app" llama --layers 8 > "$d.out" 2>&1; then
     grep -q "time by module" "$work/llama8.profile.txt" && echo "ok profile --exec: time by module" ||
       fail "profile --exec: no time by module"
+    python3 "$(dirname "$0")/check_report_html.py" "$work/llama8.report.html" --run || fail "profile --exec --html: the page is wrong"
     sed -n '/time by module/,/^$/p' "$work/llama8.profile.txt"
   else
     fail "llama profile --exec: exit $?"; tail -20 "$d.out"

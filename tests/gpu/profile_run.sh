@@ -31,6 +31,12 @@ PY
     [ $? -eq 0 ] || status=1
   done
 done
+echo "== the HTML page of a live profile (profile --html): mixed"
+if "$gs" profile "$samples/mixed.so" --replays 20 --html "$work/mixed.report.html" -o /dev/null 2> "$work/html.err"; then
+  python3 "$(dirname "$0")/check_report_html.py" "$work/mixed.report.html" || status=1
+else
+  echo "FAIL profile --html: $(cat "$work/html.err")"; status=1
+fi
 echo "== text report: wide, 1 connection"
 "$gs" profile "$samples/wide.so" --connections 1 --replays 20 | head -40
 tar -C "$work" -czf "$out/profiles.tgz" .
