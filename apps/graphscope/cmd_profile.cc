@@ -66,11 +66,7 @@ class Phases {
 ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& trace, const std::string& trace_name,
                    std::vector<std::pair<std::string, std::string>>& out, std::string& text, const std::string& suffix,
                    Phases* phases = nullptr) {
-  ProfileOptions o;
-  o.threshold_us = c.threshold;
-  o.tolerance_us = c.tolerance;
-  if (c.exec_graph_id >= 0) o.exec_graph_id = uint32_t(c.exec_graph_id);
-  o.launches = c.launches;
+  const ProfileOptions o = profile_options(c.threshold, c.tolerance, c.exec_graph_id, c.launches);
   ProfileReport r;
   TraceJoin join;
   try {

@@ -37,12 +37,7 @@ struct Profiled {
 };
 
 ProfileOptions profile_options(const ReportRequest& q) {
-  ProfileOptions o;
-  o.threshold_us = q.threshold_us;
-  o.tolerance_us = q.tolerance_us;
-  if (q.exec_graph_id >= 0) o.exec_graph_id = uint32_t(q.exec_graph_id);
-  o.launches = q.launches;
-  return o;
+  return cli::profile_options(q.threshold_us, q.tolerance_us, q.exec_graph_id, q.launches);
 }
 
 /// Reads the trace and joins it; trace errors name the trace as given.

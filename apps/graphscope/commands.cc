@@ -28,6 +28,16 @@ const std::vector<Command>& commands() {
   return table;
 }
 
+ProfileOptions profile_options(double threshold_us, double tolerance_us, int64_t exec_graph_id,
+                               const std::vector<uint32_t>& launches) {
+  ProfileOptions o;
+  o.threshold_us = threshold_us;
+  o.tolerance_us = tolerance_us;
+  if (exec_graph_id >= 0) o.exec_graph_id = uint32_t(exec_graph_id);
+  o.launches = launches;
+  return o;
+}
+
 std::string with_tag(const std::string& path, const std::string& tag) {
   if (tag.empty() || path.empty() || path == "-") return path;
   size_t slash = path.rfind('/');

@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "inspect/profile.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -53,6 +55,9 @@ struct ReportRequest {
 };
 /// The HTML page; throws Error like the other commands' readers.
 std::string make_report(const ReportRequest& q);
+/// The analysis options of profile and report (-1: no --exec-graph-id).
+ProfileOptions profile_options(double threshold_us, double tolerance_us, int64_t exec_graph_id,
+                               const std::vector<uint32_t>& launches);
 /// Refuses (Error usage) to write a page to a terminal.
 void check_report_output(const std::string& output);
 

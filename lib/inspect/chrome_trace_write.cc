@@ -270,13 +270,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
   // Shown per device: compute channels, copy channels, other channels, streams.
   std::vector<uint32_t> order(lanes.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-    const Lane &a = lanes[x], &b = lanes[y];
-    if (a.device != b.device) return a.device < b.device;
-    if (lane_rank(a.channel_type) != lane_rank(b.channel_type))
-      return lane_rank(a.channel_type) < lane_rank(b.channel_type);
-    return a < b;
-  });
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return listed_before(lanes[x], lanes[y]); });
 
   // Activities that overlap on one lane (concurrent kernels on a shared
   // channel) go on rows of their own, as trace viewers drop or misdraw

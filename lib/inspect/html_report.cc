@@ -467,12 +467,7 @@ class PageWriter {
       const ReplayRecords& rr = replays[a.replay];
       std::vector<Lane> lanes;
       for (size_t i : rr.activities) lanes.push_back(lane_of(t.activities[i]));
-      std::sort(lanes.begin(), lanes.end(), [](const Lane& x, const Lane& y) {
-        if (x.device != y.device) return x.device < y.device;
-        if (lane_rank(x.channel_type) != lane_rank(y.channel_type))
-          return lane_rank(x.channel_type) < lane_rank(y.channel_type);
-        return x < y;
-      });
+      std::sort(lanes.begin(), lanes.end(), listed_before);
       lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
       w.key_literal("replay").value(a.replay);
       w.key_literal("lanes").begin_array();
@@ -484,14 +479,7 @@ class PageWriter {
         const Activity& act = t.activities[i];
         Column& it = items;
         it.add(j.node_of[i] < n ? int64_t(j.node_of[i]) : int64_t(-1));
-        it.add(int64_t(std::lower_bound(lanes.begin(), lanes.end(), lane_of(act),
-                                        [](const Lane& x, const Lane& y) {
-                                          if (x.device != y.device) return x.device < y.device;
-                                          if (lane_rank(x.channel_type) != lane_rank(y.channel_type))
-                                            return lane_rank(x.channel_type) < lane_rank(y.channel_type);
-                                          return x < y;
-                                        }) -
-                       lanes.begin()));
+        it.add(int64_t(std::lower_bound(lanes.begin(), lanes.end(), lane_of(act), listed_before) - lanes.begin()));
         it.add(int64_t(act.start_ns) - rr.start);
         it.add(int64_t(act.end_ns) - int64_t(act.start_ns));
       }

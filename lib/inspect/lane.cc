@@ -55,4 +55,11 @@ bool parse_lane(std::string_view s, Lane* out) {
 
 int lane_rank(uint8_t type) { return type == 1 ? 0 : type == 2 ? 1 : type == 0 ? 3 : 2; }
 
+bool listed_before(const Lane& a, const Lane& b) {
+  if (a.device != b.device) return a.device < b.device;
+  if (lane_rank(a.channel_type) != lane_rank(b.channel_type))
+    return lane_rank(a.channel_type) < lane_rank(b.channel_type);
+  return a < b;
+}
+
 }  // namespace graphscope

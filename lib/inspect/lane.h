@@ -55,4 +55,7 @@ bool parse_lane(std::string_view text, Lane* out);
 /// channels, other channel types, then streams.
 int lane_rank(uint8_t channel_type);
 
+/// The order lanes are listed in: by device, then lane_rank, then the rest.
+bool listed_before(const Lane& a, const Lane& b);
+
 }  // namespace graphscope

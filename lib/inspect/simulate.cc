@@ -14,12 +14,6 @@ namespace graphscope {
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 bool timed(const ProfileReport& r, uint32_t i) { return i < r.nodes.size() && r.nodes[i].replays > 0; }
 
 // The latest measured end among i's predecessors, passing through nodes
