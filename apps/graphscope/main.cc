@@ -8,6 +8,7 @@
 #include <new>
 
 #include "commands.h"
+#include "inspect/io.h"
 #include "inspect/error.h"
 
 namespace {
@@ -22,6 +23,9 @@ int fail(graphscope::ExitCode code, const std::string& message) {
 
 int main(int argc, char** argv) {
   using graphscope::ExitCode;
+  // The CLI maps its large inputs, and answers a file that shrinks under it
+  // with one line and exit code 3 (io.h); the library leaves signals alone.
+  graphscope::map_inputs_and_guard_sigbus();
   CLI::App app{"graphscope: inspect and debug CUDA graphs", "graphscope"};
   app.set_version_flag("--version", std::string("graphscope ") + GRAPHSCOPE_VERSION);
   app.require_subcommand(1);

@@ -66,16 +66,10 @@ void set_sigbus_message() {
   g_sigbus_length.store(m.size());
 }
 
+std::atomic<bool> g_map_inputs{false};
+
 void mapped(const std::string& path) {
   std::lock_guard<std::mutex> lock(g_mapped_lock);
-  static bool installed = false;
-  if (!installed) {
-    struct sigaction sa {};
-    sa.sa_handler = on_sigbus;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGBUS, &sa, nullptr);
-    installed = true;
-  }
   g_mapped.push_back(path);
   set_sigbus_message();
 }
@@ -123,6 +117,16 @@ void read_rest(int fd, std::string& out, const std::string& path) {
 
 }  // namespace
 
+void map_inputs_and_guard_sigbus() {
+  std::lock_guard<std::mutex> lock(g_mapped_lock);
+  if (g_map_inputs.load()) return;
+  struct sigaction sa {};
+  sa.sa_handler = on_sigbus;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGBUS, &sa, nullptr);
+  g_map_inputs.store(true);
+}
+
 InputText::InputText(const std::string& path) {
   if (path == "-") {
     if (!read_all(0, owned_, "standard input")) throw_input("standard input", sys_error());
@@ -130,7 +134,7 @@ InputText::InputText(const std::string& path) {
   }
   int64_t size = 0;
   int fd = open_input(path, size);
-  if (size > 0) {
+  if (size > 0 && g_map_inputs.load()) {
     void* m = ::mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (m != MAP_FAILED) {
       ::close(fd);
@@ -140,8 +144,8 @@ InputText::InputText(const std::string& path) {
       mapped(path_);
       return;
     }
-    owned_.reserve(size_t(size));
   }
+  if (size > 0) owned_.reserve(size_t(size));
   read_rest(fd, owned_, path);
 }
 

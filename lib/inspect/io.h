@@ -16,12 +16,20 @@ inline constexpr size_t kMaxInputBytes = size_t(4) << 30;
 /// the path and the system's reason.
 std::string read_file(const std::string& path);
 
-/// A whole input file, for the large ones (traces run to gigabytes): a
-/// regular file is mapped into memory, not copied; anything else ("-" for
-/// standard input, pipes, empty files) is read. Same checks and messages as
-/// read_file. Should a mapped file shrink while it is read, the process
-/// ends with one line, "graphscope: PATH (changed while being read)", and
-/// exit code 3, not with SIGBUS.
+/// The program's choice (graphscope's CLI makes it; the library never does):
+/// map large inputs into memory instead of copying them, and, should a
+/// mapped file shrink while it is read, end the process with one line,
+/// "graphscope: PATH (changed while being read)", and exit code 3 instead of
+/// SIGBUS. Installs a process-wide SIGBUS handler, so a program that links
+/// the library and does not call it gets its inputs read, and keeps its own
+/// signal handling.
+void map_inputs_and_guard_sigbus();
+
+/// A whole input file, for the large ones (traces run to gigabytes): after
+/// map_inputs_and_guard_sigbus(), a regular file is mapped into memory, not
+/// copied; anything else ("-" for standard input, pipes, empty files), or
+/// every file without that call, is read. Same checks and messages as
+/// read_file.
 class InputText {
  public:
   explicit InputText(const std::string& path);

@@ -75,6 +75,36 @@ TEST_CASE("InputText maps regular files, reads the rest, and refuses what read_f
   ::rmdir(dir.c_str());
 }
 
+TEST_CASE("the library installs no signal handler unless the program asks it to map inputs") {
+  std::string dir = temp_dir();
+  std::string path = dir + "/t.json";
+  write_output(path, std::string(1 << 16, 'x'));
+  int err[2];
+  REQUIRE(::pipe(err) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // a fresh process image would be cleaner; a child has not mapped yet either
+    struct sigaction before {};
+    ::sigaction(SIGBUS, nullptr, &before);
+    InputText t(path);
+    struct sigaction after {};
+    ::sigaction(SIGBUS, nullptr, &after);
+    const bool untouched = after.sa_handler == before.sa_handler && t.view().size() == (1u << 16);
+    // Read, not mapped: shrinking the file leaves the text whole.
+    REQUIRE(::truncate(path.c_str(), 0) == 0);
+    const bool whole = t.view().size() == (1u << 16) && t.view().back() == 'x';
+    ::_exit(untouched && whole ? 0 : 1);
+  }
+  ::close(err[0]);
+  ::close(err[1]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  ::unlink(path.c_str());
+  ::rmdir(dir.c_str());
+}
+
 TEST_CASE("a mapped input that shrinks while read ends the process with one line and exit code 3") {
   std::string dir = temp_dir();
   std::string path = dir + "/shrinks.json";
@@ -85,6 +115,7 @@ TEST_CASE("a mapped input that shrinks while read ends the process with one line
   REQUIRE(child >= 0);
   if (child == 0) {
     ::dup2(err[1], STDERR_FILENO);
+    map_inputs_and_guard_sigbus();
     InputText t(path);
     REQUIRE(::truncate(path.c_str(), 0) == 0);
     volatile char c = t.view()[(1 << 20) - 1];  // past the end now: SIGBUS
