@@ -179,6 +179,7 @@ std::string write_attach_index(const AttachIndex& x) {
   JsonWriter w(2);
   w.begin_object();
   w.key("schema").value(kAttachSchema);
+  w.key("graphscope_version").value(GRAPHSCOPE_VERSION);
   index_members(w, x);
   w.end_object();
   return finished(w);
@@ -195,6 +196,7 @@ std::string write_attach_run(const AttachRun& run) {
   JsonWriter w(3);
   w.begin_object();
   w.key("schema").value(kAttachRunSchema);
+  w.key("graphscope_version").value(GRAPHSCOPE_VERSION);
   strings(w, "command", run.command);
   w.key("exit_code").value(run.exit_code);
   w.key("profile").value(run.profile);

@@ -13,6 +13,7 @@ std::string write_check_json(const CheckResult& c) {
   JsonWriter w(4);  // a key per line down to each offender, which takes one line
   w.begin_object();
   w.key("schema").value(kCheckSchema);
+  w.key("graphscope_version").value(GRAPHSCOPE_VERSION);
   w.key("graph").value(c.graph);
   w.key("profile");
   c.profile.empty() ? w.null() : w.value(c.profile);

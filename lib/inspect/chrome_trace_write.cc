@@ -430,6 +430,7 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
   w.begin_object();
   w.key_literal("graphscope").begin_object();
   w.key_literal("schema").value(kTraceSchema);
+  w.key_literal("graphscope_version").value(GRAPHSCOPE_VERSION);
   if (!trace.source.empty()) w.key_literal("source").value(trace.source);
   w.key_literal("time_base_ns").value(uint64_t(base));
   w.key_literal("activities").value(uint64_t(n));

@@ -115,6 +115,7 @@ std::string write_diff_json(const GraphDiff& d, const std::string& a_origin, con
   JsonWriter w(3);
   w.begin_object();
   w.key("schema").value(kDiffSchema);
+  w.key("graphscope_version").value(GRAPHSCOPE_VERSION);
   w.key("same").value(d.same());
   facts_json(w, "a", a_origin, d.a);
   facts_json(w, "b", b_origin, d.b);

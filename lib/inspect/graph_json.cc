@@ -42,7 +42,8 @@ class Reader {
     for (uint32_t i = 0, n = t_.at(root).count; i < n; ++i) {
       std::string_view k = t_.member_key(root, i);
       uint32_t v = t_.member_value(root, i);
-      if (k == "schema" || k == "nodes" || k == "repeats") continue;  // repeats: derived (fold.h), made again
+      // repeats: derived (fold.h), made again; graphscope_version: of the writer, written anew
+      if (k == "schema" || k == "graphscope_version" || k == "nodes" || k == "repeats") continue;
       if (k == "kernel_names") {
         kernel_names = v;
         r_.expect(v, Kind::object, "kernel_names", "an object of mangled to demangled names");
@@ -809,6 +810,7 @@ std::string write_graph_json(const GraphDocument& doc) {
   w.reserve(256 + total_nodes(doc.root) * 400);
   w.begin_object();
   w.key_literal("schema").value(kGraphSchema);
+  w.key_literal("graphscope_version").value(GRAPHSCOPE_VERSION);
   w.key_literal("exec_graph_id");
   doc.exec_graph_id ? w.value(*doc.exec_graph_id) : w.null();
   w.key_literal("template_graph_id");

@@ -130,6 +130,7 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
   JsonWriter w(2);
   w.begin_object();
   w.key("schema").value(kProfileSchema);
+  w.key("graphscope_version").value(GRAPHSCOPE_VERSION);
   w.key("exec_graph_id").value(r.exec_graph_id);
   if (doc.root.graph_id) w.key("template_graph_id").value(*doc.root.graph_id);
   if (!doc.name.empty()) w.key("name").value(doc.name);

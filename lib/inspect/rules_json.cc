@@ -17,9 +17,9 @@ namespace {
 
 using Kind = JsonTape::Kind;
 using namespace rules_key;
-constexpr std::string_view kRuleKeys[] = {"schema",   kMaxNodes, kMaxKernels, kForbidTypes,  kMaxDepth,
-                                          kIdenticalRepeats, kBaseline, kTolerance,  kBlockingFake, kEfficiency,
-                                          kAccountShare};
+constexpr std::string_view kRuleKeys[] = {"schema",          "graphscope_version", kMaxNodes,     kMaxKernels,
+                                          kForbidTypes,      kMaxDepth,            kIdenticalRepeats, kBaseline,
+                                          kTolerance,        kBlockingFake,        kEfficiency,   kAccountShare};
 
 // Edits between a and b, a swap of neighbours counting as one ("hots" is one
 // edit from "host").
@@ -166,6 +166,7 @@ std::string write_rules_json(const CheckRules& r) {
   JsonWriter w(1);
   w.begin_object();
   w.key("schema").value(kRulesSchema);
+  w.key("graphscope_version").value(GRAPHSCOPE_VERSION);
   if (r.max_nodes) w.key(kMaxNodes).value(*r.max_nodes);
   if (r.max_kernels) w.key(kMaxKernels).value(*r.max_kernels);
   if (!r.forbid_types.empty()) {

@@ -67,7 +67,16 @@ TEST_CASE("every recorded process index reads back and writes the same bytes") {
     CAPTURE(f);
     const std::string text = read_file(f);
     AttachIndex x = read_attach_index(text, f);
-    CHECK(write_attach_index(x) == text);
+    // Recordings made before documents named their writer lack the version
+    // line; everything else is written back byte for byte.
+    std::string written = write_attach_index(x);
+    const std::string version_line = "  \"graphscope_version\": \"" GRAPHSCOPE_VERSION "\",\n";
+    if (text.find("\"graphscope_version\"") == std::string::npos) {
+      const auto at = written.find(version_line);
+      REQUIRE(at != std::string::npos);
+      written.erase(at, version_line.size());
+    }
+    CHECK(written == text);
     check_same(x, read_attach_index(write_attach_index(x), f));
   }
 }

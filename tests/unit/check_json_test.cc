@@ -83,7 +83,8 @@ TEST_CASE("rules files read, write and read back to the same rules") {
   const std::string text = write_rules_json(all);
   check_same(all, parse_check_rules(text, "dir/r.json"));  // an absolute baseline stays as it is
   CHECK(write_rules_json(parse_check_rules(text, "r.json")) == text);
-  CHECK(write_rules_json(CheckRules{}) == "{\n  \"schema\": \"graphscope.rules/1\"\n}\n");
+  CHECK(write_rules_json(CheckRules{}) ==
+        "{\n  \"schema\": \"graphscope.rules/1\",\n  \"graphscope_version\": \"" GRAPHSCOPE_VERSION "\"\n}\n");
 }
 
 TEST_CASE("check results of recorded graphs and profiles read back to the same result and bytes") {

@@ -161,7 +161,7 @@ TEST_CASE("rules file errors name the file, the JSON path and the reason") {
 TEST_CASE("an unknown key in a rules file is an error that suggests the likely key") {
   std::string m = rules_error(with_schema(R"("max_node": 5)"));
   CHECK(m.find("r.json (\"max_node\": unknown key (did you mean \"max_nodes\"?); a rules file has schema, "
-               "max_nodes,") == 0);
+               "graphscope_version, max_nodes,") == 0);
   m = rules_error(with_schema(R"("min_critical_path_eficiency": 0.5)"));
   CHECK(m.find("did you mean \"min_critical_path_efficiency\"?") != std::string::npos);
   m = rules_error(with_schema(R"("colour": 5)"));
