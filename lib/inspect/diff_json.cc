@@ -258,10 +258,13 @@ class DiffReader {
         json += "]";
         return;
       }
+      case Kind::null:  // a cluster one side does not have (diff.cc writes "none")
+        text = "none", json = "null";
+        return;
       default:
         break;
     }
-    r_.wrong(v, at, "a string, an integer or 3 integers");
+    r_.wrong(v, at, "a string, an integer, 3 integers or null");
   }
 
   void structure(uint32_t v, const JsonPath& at, StructureDiff& d, int depth) const {

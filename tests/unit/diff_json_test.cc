@@ -122,6 +122,21 @@ TEST_CASE("diffs of recorded graphs read back to the same diff and the same byte
   }
 }
 
+TEST_CASE("a cluster only one side has reads back (null in the document, none in text)") {
+  GraphDocument x = load_graph(test::data_path("captures/forkjoin.json"));
+  GraphDocument y = x;
+  Node* k = nullptr;
+  for (auto& n : y.root.nodes)
+    if (n.kernel && n.kernel->geometry_known && !n.kernel->cluster) k = k ? k : &n;
+  REQUIRE(k != nullptr);
+  k->kernel->cluster = Dim3{2, 1, 1};
+  GraphDiff d = diff_graphs(x, y, {});
+  const std::string text = write_diff_json(d, "a.json", "b.json");
+  CHECK(text.find("\"field\": \"cluster\", \"a\": null, \"b\": [2, 1, 1]") != std::string::npos);
+  round_trip(d, "a.json", "b.json");
+  round_trip(diff_graphs(y, x, {}), "b.json", "a.json");
+}
+
 TEST_CASE("a diff document that contradicts itself is refused") {
   GraphDocument x = load_graph(test::data_path("captures/forkjoin.json"));
   GraphDocument y = load_graph(test::data_path("captures/wide.json"));
