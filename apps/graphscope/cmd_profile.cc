@@ -67,15 +67,8 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
                    std::vector<std::pair<std::string, std::string>>& out, std::string& text, const std::string& suffix,
                    Phases* phases = nullptr) {
   const ProfileOptions o = profile_options(c.threshold, c.tolerance, c.exec_graph_id, c.launches);
-  ProfileReport r;
   TraceJoin join;
-  try {
-    join = join_trace(doc, trace, join_options(o));
-    r = analyze_profile(doc, trace, join, o);
-  } catch (const Error& e) {
-    if (e.subject() != "trace") throw;
-    throw Error(e.code(), trace_name, e.reason());  // name the trace the user gave
-  }
+  ProfileReport r = profile_trace(doc, trace, trace_name, o, join);
   if (phases) phases->done("analyze");
   std::string report = c.json ? write_profile_json(r, doc) : format_profile(r, doc);
   if (phases) phases->done("report");

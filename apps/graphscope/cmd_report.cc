@@ -42,15 +42,11 @@ ProfileOptions profile_options(const ReportRequest& q) {
 
 /// Reads the trace and joins it; trace errors name the trace as given.
 void profile_graph(Profiled& p, const std::string& trace_path, const std::string& trace_name, const ProfileOptions& o) {
-  try {
+  {
     InputText text(trace_path);
     p.trace = read_chrome_trace(text.view(), trace_name);
-    p.join = join_trace(p.doc, p.trace, join_options(o));
-    p.report = analyze_profile(p.doc, p.trace, p.join, o);
-  } catch (const Error& e) {
-    if (e.subject() != "trace") throw;
-    throw Error(e.code(), trace_name, e.reason());
   }
+  p.report = profile_trace(p.doc, p.trace, trace_name, o, p.join);
   p.has_profile = true;
 }
 

@@ -267,8 +267,6 @@ int child_main(const CaptureOptions& o, const detail::CaptureHooks& hooks, const
 
 std::vector<CapturedGraph> capture_workload(const CaptureOptions& o) { return detail::run_capture(o, {}); }
 
-void require_cuda(const char*) {}
-
 std::vector<CapturedGraph> detail::run_capture(const CaptureOptions& o, const CaptureHooks& hooks) {
   if (access(o.workload.c_str(), R_OK) != 0)
     throw Error(ExitCode::bad_input, o.workload, std::strerror(errno));

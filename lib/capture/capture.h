@@ -3,10 +3,12 @@
 // replay it as asked, walk it, and hand the documents back to the parent.
 //
 // This header and replay.h are the CLI's whole view of lib/capture, and free
-// of CUDA headers: a build without CUDA links unavailable.cc in its place,
-// whose entry points say so (the one CUDA seam).
+// of CUDA headers. In the CLI and the C API these entry points are
+// live_loader.cc's: it loads lib/capture as a module (live_abi.h) on first
+// use, or says that this build has no CUDA (the one CUDA seam).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -52,5 +54,11 @@ std::vector<CapturedGraph> capture_workload(const CaptureOptions& options);
 /// commands that reach CUDA another way (--exec attaches a library).
 void require_cuda(const char* what);
 
+/// Walks a CUDA graph of this process, given as its handle (a cudaGraph_t
+/// as a number: the C API's gs_walk_cuda_graph), as capture does. With the
+/// handle of its instantiation (a cudaGraphExec_t, else 0), the ids are the
+/// exec graph's, as PyTorch's get_graph_data gives them and CUPTI's records
+/// carry; a warning in the document says when that id cannot be had.
+GraphDocument walk_cuda_graph(uintptr_t graph, uintptr_t exec = 0, const WalkOptions& options = {});
 
 }  // namespace graphscope::capture

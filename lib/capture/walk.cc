@@ -1,5 +1,7 @@
 #include "walk.h"
 
+#include "capture.h"
+
 #include <cupti.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -515,6 +517,16 @@ GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options) {
   if (w.ids_from_dot())
     doc.warnings.push_back("CUPTI is in use by another tool: graph and node ids were read from cudaGraphDebugDotPrint");
   if (w.has_conditional() && options.conditional_bodies) attach_conditional_bodies(g, doc.root);
+  return doc;
+}
+
+GraphDocument walk_cuda_graph(uintptr_t graph, uintptr_t exec, const WalkOptions& options) {
+  if (graph == 0) throw Error(ExitCode::usage, "the graph handle", "is null");
+  GraphDocument doc = walk_graph(reinterpret_cast<cudaGraph_t>(graph), options);
+  if (exec) {
+    if (auto id = exec_graph_id(reinterpret_cast<cudaGraphExec_t>(exec))) assign_exec_ids(doc, *id);
+    else doc.warnings.push_back("CUPTI is in use by another tool: the exec graph's id is unknown, ids are the template's");
+  }
   return doc;
 }
 

@@ -725,4 +725,15 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   return r;
 }
 
+ProfileReport profile_trace(const GraphDocument& doc, const Trace& trace, const std::string& trace_name,
+                            const ProfileOptions& options, TraceJoin& join) {
+  try {
+    join = join_trace(doc, trace, join_options(options));
+    return analyze_profile(doc, trace, join, options);
+  } catch (const Error& e) {
+    if (e.subject() != "trace") throw;
+    throw Error(e.code(), trace_name, e.reason());
+  }
+}
+
 }  // namespace graphscope

@@ -98,4 +98,11 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
 ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, const TraceJoin& join,
                               const ProfileOptions& options);
 
+/// join_trace, then analyze_profile on that join (kept in `join` for the
+/// trace writer and the HTML report), as the commands do: an error about the
+/// trace as a whole (no record of this graph) names it trace_name, the file
+/// the user gave.
+ProfileReport profile_trace(const GraphDocument& doc, const Trace& trace, const std::string& trace_name,
+                            const ProfileOptions& options, TraceJoin& join);
+
 }  // namespace graphscope

@@ -1,0 +1,132 @@
+"""Finding, loading and calling libgraphscope.so.0 (graphscope's C API,
+lib/api/include/graphscope/graphscope.h) with ctypes.
+
+ctypes rather than a compiled extension: the C API is a handful of functions
+that take and return text, so one pure-Python package serves every Python
+version. ctypes releases the GIL around each call; the library is
+thread-safe.
+"""
+import ctypes
+import os
+import sysconfig
+import threading
+
+SONAME = "libgraphscope.so.0"
+# The oldest API version this package speaks (graphscope.h's GS_API_VERSION).
+API_VERSION = 1
+
+_lock = threading.Lock()
+_lib = None
+_path = None
+
+
+class GraphscopeError(Exception):
+    """A graphscope call failed.
+
+    code: graphscope's exit code (man graphscope(1)): 2 bad arguments or
+    options, 3 a bad input file (unreadable, malformed, hostile), 4 a CUDA,
+    CUPTI or device error. Exit code 1 (a check failed, graphs differ) is a
+    result, never this exception.
+    message: the one line "graphscope: <what> (<why>)"; also str(error).
+    """
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __reduce__(self):
+        return (type(self), (self.code, self.message))
+
+
+def _candidates():
+    """Where to look, in order: GRAPHSCOPE_LIBRARY alone when it is set; else
+    beside the installed package, then the dynamic loader's search."""
+    env = os.environ.get("GRAPHSCOPE_LIBRARY")
+    if env:
+        return [env]
+    # Installed: <prefix>/lib/python3/dist-packages/cudagraphscope/ beside
+    # <prefix>/lib/libgraphscope.so.0 or <prefix>/lib/<multiarch>/...
+    here = os.path.dirname(os.path.abspath(__file__))
+    libdir = os.path.normpath(os.path.join(here, os.pardir, os.pardir, os.pardir))
+    arches = []
+    for arch in (sysconfig.get_config_var("MULTIARCH"), "x86_64-linux-gnu"):
+        if arch and arch not in arches:
+            arches.append(arch)
+    found = [os.path.join(libdir, SONAME)] + [os.path.join(libdir, a, SONAME) for a in arches]
+    return [p for p in found if os.path.exists(p)] + [SONAME]
+
+
+def _declare(lib):
+    c_int, c_char_p, c_void_p, c_size_t = ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t
+    out = ctypes.POINTER(c_void_p)  # char**: kept as an address so that gs_free gets it back
+    lib.gs_version.argtypes, lib.gs_version.restype = [], c_char_p
+    lib.gs_api_version.argtypes, lib.gs_api_version.restype = [], c_int
+    lib.gs_free.argtypes, lib.gs_free.restype = [c_void_p], None
+    for name in ("gs_dump", "gs_diff", "gs_check", "gs_profile"):
+        f = getattr(lib, name)
+        f.argtypes, f.restype = [c_char_p, c_char_p, c_char_p, out, out], c_int
+    # uintptr_t is size_t's width on every platform graphscope builds for.
+    lib.gs_walk_cuda_graph.argtypes = [c_size_t, c_char_p, out, out]
+    lib.gs_walk_cuda_graph.restype = c_int
+
+
+def library():
+    """The loaded library (ctypes.CDLL), loaded on first use: importing the
+    package needs no library, so tools can import it anywhere."""
+    global _lib, _path
+    with _lock:
+        if _lib is not None:
+            return _lib
+        tried = []
+        for path in _candidates():
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError as e:
+                tried.append("%s: %s" % (path, e))
+                continue
+            _declare(lib)
+            have = lib.gs_api_version()
+            if have < API_VERSION:
+                raise OSError("graphscope: %s implements API version %d, cudagraphscope needs %d or later"
+                              % (path, have, API_VERSION))
+            _lib, _path = lib, path
+            return lib
+        how = ("GRAPHSCOPE_LIBRARY names it" if os.environ.get("GRAPHSCOPE_LIBRARY") else
+               "set GRAPHSCOPE_LIBRARY to its path, or install graphscope")
+        raise OSError("graphscope: cannot load %s (%s; %s)" % (SONAME, "; ".join(tried), how))
+
+
+def library_path():
+    """The path (or soname) the library was loaded from."""
+    library()
+    return _path
+
+
+def _text(address):
+    if not address:
+        return None
+    return ctypes.string_at(address).decode("utf-8", errors="replace")
+
+
+def call(name, *args):
+    """Calls one of gs_dump, gs_diff, gs_check, gs_profile, gs_walk_cuda_graph
+    with its leading arguments; returns (exit code, text) for 0 and 1 and
+    raises GraphscopeError for any other code."""
+    lib = library()
+    out, err = ctypes.c_void_p(), ctypes.c_void_p()
+    code = getattr(lib, name)(*args, ctypes.byref(out), ctypes.byref(err))
+    try:
+        text, message = _text(out.value), _text(err.value)
+    finally:
+        lib.gs_free(out)
+        lib.gs_free(err)
+    if code in (0, 1):
+        if text is None:
+            raise GraphscopeError(code, "graphscope: %s returned %d without a document" % (name, code))
+        return code, text
+    raise GraphscopeError(code, message or "graphscope: %s failed with exit code %d" % (name, code))
+
+
+def encode(text):
+    return None if text is None else text.encode("utf-8")

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Installs this build into a fresh prefix and uses it as a user would:
+#   consumer.sh SOURCE_DIR BUILD_DIR WORK_DIR
+# - the layout: public headers under include/graphscope/, internal ones not
+#   installed, the libraries, CMake package, pkg-config files, schemas,
+#   Python package and compressed manual;
+# - every public header compiles on its own;
+# - examples/consumer builds with find_package(graphscope) and prints what
+#   `graphscope dump` prints; a C program builds with pkg-config;
+# - the CLI and the libraries name no CUDA library, and the offline commands
+#   (dump, diff, check, profile, report) load none;
+# - a live command whose module cannot be loaded says so in one line, exit 4;
+# - the installed Python package finds the installed library.
+set -euo pipefail
+src=$1 build=$2 work=$3
+rm -rf "$work"; mkdir -p "$work"
+prefix=$work/prefix
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+libdir=$(cd "$prefix" && ls -d lib/x86_64-linux-gnu 2>/dev/null || echo lib)
+[ -f "$prefix/$libdir/libgraphscope_inspect.so.0" ] || libdir=lib
+
+for f in include/graphscope/graphscope.h include/graphscope/workload.h include/graphscope/inspect/graph.h \
+         include/graphscope/inspect/load.h "$libdir/libgraphscope_inspect.so.0" "$libdir/libgraphscope.so.0" \
+         "$libdir/cmake/graphscope/graphscope-config.cmake" "$libdir/pkgconfig/graphscope.pc" \
+         "$libdir/pkgconfig/graphscope-c.pc" share/man/man1/graphscope.1.gz share/doc/graphscope/copyright \
+         lib/python3/dist-packages/cudagraphscope/__init__.py bin/graphscope; do
+  [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+ls "$prefix"/share/graphscope/schemas/*.schema.json >/dev/null 2>&1 || fail "no JSON Schema installed"
+for internal in json_tape.h json_read.h parallel.h order.h hash.h id_map.h diff_match.h trace_scan.h; do
+  [ ! -e "$prefix/include/graphscope/inspect/$internal" ] || fail "internal header installed: $internal"
+done
+echo "layout ok ($libdir)"
+
+# Each public header on its own (two at a time).
+cuda_inc=/usr/local/cuda/include
+find "$prefix/include/graphscope" -name '*.h' | sort > "$work/headers"
+fails=$(xargs -P2 -I{} sh -c '
+  h={}; rel=${h#'"$prefix"'/include/}
+  case $rel in graphscope/graphscope.h) lang=c; std=-std=c11 ;; *) lang=c++; std=-std=c++17 ;; esac
+  case $rel in graphscope/capture/*) [ -d '"$cuda_inc"' ] || exit 0 ;; esac
+  echo "#include <$rel>" | cc -x $lang $std -fsyntax-only -Wall -Werror -I'"$prefix"'/include -I'"$prefix"'/include/graphscope -I'"$cuda_inc"' - \
+    2>/dev/null || echo "$rel"' < "$work/headers")
+[ -z "$fails" ] || fail "headers that do not compile on their own: $fails"
+echo "headers ok ($(wc -l < "$work/headers") compile on their own)"
+
+# NEEDED of the CLI and the CUDA-free libraries: nothing of CUDA's.
+for f in bin/graphscope "$libdir/libgraphscope_inspect.so.0" "$libdir/libgraphscope.so.0"; do
+  if readelf -d "$prefix/$f" | grep NEEDED | grep -E 'libcu|libnv'; then fail "$f links a CUDA library"; fi
+done
+gs=$prefix/bin/graphscope
+data=$src/tests/data
+# The offline commands load no CUDA library (the dynamic loader's own log).
+offline=(
+  "dump $data/captures/forkjoin.json"
+  "dump --json $data/torch/torch_mlp.debug_dump.dot"
+  "diff $data/captures/forkjoin.json $data/captures/chain.json"
+  "check --max-nodes 100 $data/captures/forkjoin.json"
+  "profile --graph $data/profiles/mixed.c8.graph.json --trace $data/profiles/mixed.c8.trace.json"
+  "report $data/captures/forkjoin.json -o $work/page.html"
+)
+for cmd in "${offline[@]}"; do
+  # shellcheck disable=SC2086
+  rc=0; LD_DEBUG=files "$gs" $cmd > "$work/out" 2> "$work/ld.log" || rc=$?
+  [ "$rc" -le 1 ] || { tail -3 "$work/ld.log"; fail "graphscope $cmd: exit $rc"; }
+  if grep -E 'file=(libcupti|libcudart|libcuda\.|libgraphscope_live)' "$work/ld.log"; then
+    fail "graphscope $cmd loaded a CUDA library"
+  fi
+done
+echo "offline commands ok: ${#offline[@]} ran, none loaded CUDA's libraries"
+
+# A live command without a usable module: one line, exit 4.
+touch "$work/libgraphscope_live.so"
+rc=0; GRAPHSCOPE_LIVE_LIBRARY=$work/libgraphscope_live.so "$gs" capture "$work/none.so" > "$work/out" 2> "$work/err" || rc=$?
+[ "$rc" = 4 ] || fail "capture with a broken module: exit $rc, expected 4"
+[ "$(wc -l < "$work/err")" = 1 ] && grep -q '^graphscope: cannot load ' "$work/err" || fail "capture with a broken module said: $(cat "$work/err")"
+echo "live without its module ok: $(cat "$work/err")"
+
+# examples/consumer with find_package, against the prefix.
+cmake -S "$src/examples/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+  > "$work/consumer.log" 2>&1 || { tail -20 "$work/consumer.log"; fail "examples/consumer does not configure"; }
+cmake --build "$work/consumer" -j2 >> "$work/consumer.log" 2>&1 || { tail -30 "$work/consumer.log"; fail "examples/consumer does not build"; }
+g=$data/captures/forkjoin.json
+"$gs" dump "$g" > "$work/dump.txt"
+"$work/consumer/graph_summary" "$g" > "$work/cxx.txt"
+cmp -s "$work/dump.txt" "$work/cxx.txt" || fail "graph_summary (C++) differs from graphscope dump"
+"$work/consumer/graph_summary_c" "$g" > "$work/c.txt"
+cmp -s "$work/dump.txt" "$work/c.txt" || fail "graph_summary_c (C API) differs from graphscope dump"
+rc=0; "$work/consumer/graph_summary" "$g" "$data/captures/chain.json" > /dev/null || rc=$?
+[ "$rc" = 1 ] || fail "graph_summary of two different graphs: exit $rc, expected 1"
+rc=0; "$work/consumer/graph_summary_c" "$work/missing.json" > /dev/null 2> "$work/err" || rc=$?
+[ "$rc" = 3 ] && grep -q "^graphscope: .*missing.json" "$work/err" || fail "C API on a missing file: exit $rc, $(cat "$work/err")"
+echo "find_package consumer ok: $(ls "$work/consumer" | grep -E '^(graph_summary|graph_summary_c|walk_own_graph)$' | tr '\n' ' ')"
+
+# pkg-config, as a C and a C++ build would use it.
+export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
+# shellcheck disable=SC2046
+cc -o "$work/pc_c" "$src/examples/consumer/graph_summary_c.c" $(pkg-config --cflags --libs graphscope-c) \
+  -Wl,-rpath,"$prefix/$libdir"
+# shellcheck disable=SC2046
+c++ -o "$work/pc_cxx" "$src/examples/consumer/graph_summary.cc" $(pkg-config --cflags --libs graphscope) \
+  -Wl,-rpath,"$prefix/$libdir"
+"$work/pc_c" "$g" | cmp -s - "$work/dump.txt" || fail "pkg-config C build differs"
+"$work/pc_cxx" "$g" | cmp -s - "$work/dump.txt" || fail "pkg-config C++ build differs"
+echo "pkg-config ok: graphscope $(pkg-config --modversion graphscope), graphscope-c $(pkg-config --modversion graphscope-c)"
+
+# The installed Python package finds the installed library by itself.
+v=$(env -u GRAPHSCOPE_LIBRARY PYTHONPATH="$prefix/lib/python3/dist-packages" python3 -c \
+  'import cudagraphscope as g, sys; d = g.load(sys.argv[1]); print(g.version(), len(d["nodes"]))' "$g") ||
+  fail "the installed Python package does not work"
+echo "python package ok: $v"
+echo "install ok"

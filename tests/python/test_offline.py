@@ -1,0 +1,496 @@
+"""python.offline: the cudagraphscope package over libgraphscope.so.0, on the
+recorded inputs of tests/data, on any machine (no GPU, no PyTorch).
+
+Debian's python3 and its standard library only. The package comes from the
+source tree (ROOT/python), the library from GRAPHSCOPE_LIBRARY and the CLI,
+whose output the results are compared with, from GRAPHSCOPE_BINARY:
+
+    GRAPHSCOPE_LIBRARY=build/lib/api/libgraphscope.so.0 \\
+    GRAPHSCOPE_BINARY=build/apps/graphscope \\
+    python3 -m unittest discover -s tests/python -v
+"""
+import ctypes
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import cudagraphscope as gs  # noqa: E402
+
+DATA = os.path.join(ROOT, "tests", "data")
+LIBRARY = os.environ.get("GRAPHSCOPE_LIBRARY")
+BINARY = os.environ.get("GRAPHSCOPE_BINARY")
+
+
+def data(*parts):
+    return os.path.join(DATA, *parts)
+
+
+FORKJOIN = data("captures", "forkjoin.json")
+WIDE = data("captures", "wide.json")
+MIXED = data("captures", "mixed.json")
+TORCH_MLP_DOT = data("torch", "torch_mlp.debug_dump.dot")
+
+
+def setUpModule():
+    if not LIBRARY:
+        raise RuntimeError("set GRAPHSCOPE_LIBRARY to the library under test (build/lib/api/libgraphscope.so.0)")
+    if not BINARY:
+        raise RuntimeError("set GRAPHSCOPE_BINARY to the CLI the results are compared with (build/apps/graphscope)")
+
+
+def cli(*args):
+    """Runs the CLI; returns (exit code, stdout, stderr)."""
+    p = subprocess.run([BINARY] + [os.fspath(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def python(code):
+    """Runs code in a fresh python3 with the package on its path; returns
+    (exit code, stdout + stderr)."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    p = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, env=env)
+    return p.returncode, p.stdout
+
+
+class LibraryTest(unittest.TestCase):
+    def test_library_comes_from_graphscope_library(self):
+        self.assertEqual(gs.library_path(), LIBRARY)
+
+    def test_version_is_the_cli_release(self):
+        rc, out, _ = cli("--version")
+        self.assertEqual(rc, 0)
+        self.assertEqual(out.strip(), "graphscope " + gs.version())
+
+    def test_api_version_is_at_least_1(self):
+        self.assertGreaterEqual(gs.api_version(), 1)
+
+    def test_package_imports_and_reports_its_version_without_torch(self):
+        # torch is made unimportable: neither importing the package nor
+        # calling it may try.
+        rc, out = python(
+            "import sys\n"
+            "class NoTorch:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'torch' or name.startswith('torch.'):\n"
+            "            raise ImportError('torch is not installed (this test)')\n"
+            "sys.meta_path.insert(0, NoTorch())\n"
+            "import cudagraphscope\n"
+            "print(cudagraphscope.version())\n"
+            "cudagraphscope.load(%r)\n"
+            "assert 'torch' not in sys.modules\n" % FORKJOIN)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.strip(), gs.version())
+
+    def test_a_missing_library_is_an_oserror_naming_the_path(self):
+        rc, out = python(
+            "import os\n"
+            "os.environ['GRAPHSCOPE_LIBRARY'] = '/nonexistent/libgraphscope.so.0'\n"
+            "import cudagraphscope\n"
+            "try:\n"
+            "    cudagraphscope.version()\n"
+            "except OSError as e:\n"
+            "    print(e)\n")
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(out.startswith("graphscope: cannot load libgraphscope.so.0 (/nonexistent/"), out)
+
+    def test_calls_from_several_threads_agree_with_one_thread(self):
+        files = [FORKJOIN, WIDE, MIXED, TORCH_MLP_DOT]
+        expected = [gs.dump(f) for f in files]
+        results, errors = {}, []
+
+        def work(k):
+            try:
+                for _ in range(5):
+                    results[k] = [gs.dump(f) for f in files]
+            except Exception as e:  # reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        for k in range(8):
+            self.assertEqual(results[k], expected)
+
+
+class LoadTest(unittest.TestCase):
+    def test_load_returns_the_document_the_cli_writes(self):
+        rc, out, _ = cli("dump", FORKJOIN, "--json")
+        self.assertEqual(rc, 0)
+        self.assertEqual(gs.load(FORKJOIN), json.loads(out))
+
+    def test_load_of_a_capture_has_its_nodes_and_ids(self):
+        doc = gs.load(FORKJOIN)
+        self.assertEqual(doc["schema"], "graphscope.graph/1")
+        self.assertEqual(doc["name"], "forkjoin")
+        self.assertEqual(doc["exec_graph_id"], 2)
+        self.assertEqual(len(doc["nodes"]), 10)
+        self.assertEqual(doc["nodes"][0]["dependents"], [1, 3, 5, 7, 9])
+
+    def test_load_reads_pytorch_debug_dump_dot(self):
+        doc = gs.load(TORCH_MLP_DOT)
+        self.assertEqual(doc["source_format"], "nvidia-dot")
+        self.assertIsNone(doc["exec_graph_id"])
+        self.assertTrue(all(n["node_type"] == "kernel" for n in doc["nodes"]))
+
+    def test_load_takes_a_pathlike(self):
+        self.assertEqual(gs.load(pathlib.Path(FORKJOIN)), gs.load(FORKJOIN))
+
+    def test_load_takes_a_pytorch_get_graph_data_dict(self):
+        path = data("derived", "torch_two_stream.pytorch.json")
+        with open(path) as f:
+            pytorch = json.load(f)
+        doc = gs.load(pytorch)
+        self.assertEqual(doc["schema"], "graphscope.graph/1")
+        self.assertEqual(doc["source_format"], "pytorch")
+        self.assertEqual(len(doc["nodes"]), len(pytorch["nodes"]))
+        self.assertEqual(doc, gs.load(path))
+
+
+class DumpTest(unittest.TestCase):
+    def test_summary_is_the_cli_default_output(self):
+        for f in (FORKJOIN, MIXED, TORCH_MLP_DOT):
+            rc, out, _ = cli("dump", f)
+            self.assertEqual(rc, 0)
+            self.assertEqual(gs.dump(f), out)
+            self.assertEqual(gs.dump(f, "summary"), out)
+
+    def test_json_is_the_text_of_load(self):
+        text = gs.dump(FORKJOIN, format="json")
+        self.assertIsInstance(text, str)
+        self.assertEqual(json.loads(text), gs.load(FORKJOIN))
+
+    def test_dot_is_the_cli_picture_folded_or_not(self):
+        rc, folded, _ = cli("dump", WIDE, "--dot")
+        self.assertEqual(rc, 0)
+        rc, every, _ = cli("dump", WIDE, "--dot", "--no-fold")
+        self.assertEqual(rc, 0)
+        self.assertEqual(gs.dump(WIDE, "dot"), folded)
+        self.assertEqual(gs.dump(WIDE, "dot", fold=False), every)
+        self.assertNotEqual(folded, every)
+
+    def test_svg_is_a_laid_out_picture(self):
+        svg = gs.dump(FORKJOIN, "svg")
+        self.assertIn("<svg", svg)
+        self.assertIn("</svg>", svg)
+        rc, out, _ = cli("dump", FORKJOIN, "--svg")
+        self.assertEqual(rc, 0)
+        self.assertEqual(svg, out)
+
+    def test_svg_larger_than_svg_max_nodes_is_code_2(self):
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.dump(data("nvidia", "forkjoin.dot"), "svg", svg_max_nodes=3)
+        self.assertEqual(e.exception.code, 2)
+        self.assertTrue(e.exception.message.startswith("graphscope: graph too large to lay out"), e.exception.message)
+
+    def test_unknown_format_is_code_2(self):
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.dump(FORKJOIN, "xml")
+        self.assertEqual(e.exception.code, 2)
+        self.assertTrue(e.exception.message.startswith("graphscope: "))
+
+
+class DiffTest(unittest.TestCase):
+    def test_a_file_against_itself_is_the_same(self):
+        d = gs.diff(FORKJOIN, FORKJOIN)
+        self.assertEqual(d["schema"], "graphscope.diff/1")
+        self.assertIs(d["same"], True)
+
+    def test_graphs_that_differ_are_a_result_not_an_exception(self):
+        d = gs.diff(FORKJOIN, WIDE)
+        self.assertIs(d["same"], False)
+        self.assertEqual(d["a"]["nodes"], 10)
+        self.assertEqual(d["b"]["nodes"], 66)
+        rc, out, _ = cli("diff", FORKJOIN, WIDE, "--json")
+        self.assertEqual(rc, 1)
+        self.assertEqual(d, json.loads(out))
+
+    def test_options_reach_the_comparison(self):
+        d = gs.diff(FORKJOIN, FORKJOIN, ignore_geometry=True, ignore_sizes=True)
+        self.assertEqual(d["options"], {"ignore_geometry": True, "ignore_sizes": True})
+        self.assertIs(d["same"], True)
+
+    def test_a_loaded_document_compares_with_its_file(self):
+        self.assertIs(gs.diff(gs.load(TORCH_MLP_DOT), TORCH_MLP_DOT)["same"], True)
+
+
+class CheckTest(unittest.TestCase):
+    def test_rules_file_with_a_relative_baseline_passes_as_in_the_cli(self):
+        # forkjoin.rules.json's baseline is relative to its own directory.
+        rules = data("rules", "forkjoin.rules.json")
+        r = gs.check(FORKJOIN, rules)
+        self.assertEqual(r["schema"], "graphscope.check/1")
+        self.assertIs(r["passed"], True, r)
+        self.assertEqual(r["rules"], 5)
+        rc, _, _ = cli("check", FORKJOIN, "--rules", rules)
+        self.assertEqual(rc, 0)
+
+    def test_rules_as_a_pathlike(self):
+        self.assertIs(gs.check(FORKJOIN, pathlib.Path(data("rules", "forkjoin.rules.json")))["passed"], True)
+
+    def test_failing_rules_as_a_dict_are_a_result_not_an_exception(self):
+        r = gs.check(MIXED, {"forbid_types": ["host", "memcpy"], "max_nodes": 8, "max_depth": 6})
+        self.assertIs(r["passed"], False)
+        self.assertEqual(r["failed"], 2)
+        by_rule = {x["rule"]: x for x in r["results"]}
+        self.assertIs(by_rule["max_nodes"]["passed"], True)
+        self.assertIs(by_rule["forbid_types"]["passed"], False)
+        self.assertEqual(by_rule["forbid_types"]["offender_count"], 4)
+        self.assertIs(by_rule["max_depth"]["passed"], False)
+
+    def test_rules_as_json_text(self):
+        text = json.dumps({"schema": "graphscope.rules/1", "max_nodes": 9})
+        r = gs.check(FORKJOIN, text)
+        self.assertIs(r["passed"], False)
+        self.assertEqual(r["results"][0]["measured"], 10)
+
+    def test_timing_rules_with_a_profile_report_file(self):
+        r = gs.check(data("profiles", "wide.c1.graph.json"), data("rules", "profile.rules.json"),
+                     profile=data("profiles", "wide.c1.offline.profile.json"))
+        self.assertIs(r["passed"], False)
+        failed = sorted(x["rule"] for x in r["results"] if not x["passed"])
+        self.assertIn("max_blocking_fake_us", failed)
+
+    def test_timing_rules_with_the_report_of_profile(self):
+        graph = data("profiles", "chain.c8.graph.json")
+        report = gs.profile(graph, data("profiles", "chain.c8.trace.json"))
+        r = gs.check(graph, {"max_blocking_fake_us": 10, "min_critical_path_efficiency": 0.9, "max_kernels": 32},
+                     profile=report)
+        self.assertIs(r["passed"], True, r)
+        self.assertEqual(r["rules"], 3)
+
+    def test_no_rules_is_code_2(self):
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.check(FORKJOIN)
+        self.assertEqual(e.exception.code, 2)
+
+    def test_a_missing_rules_file_is_code_3_naming_it(self):
+        missing = data("rules", "no-such.rules.json")
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.check(FORKJOIN, missing)
+        self.assertEqual(e.exception.code, 3)
+        self.assertEqual(e.exception.message, "graphscope: %s (No such file or directory)" % missing)
+
+    def test_a_rules_file_with_an_unknown_key_is_code_3_with_the_cli_message(self):
+        rules = data("rules", "typo.rules.json")
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.check(FORKJOIN, rules)
+        rc, _, stderr = cli("check", FORKJOIN, "--rules", rules)
+        self.assertEqual((e.exception.code, e.exception.message), (rc, stderr.strip()))
+        self.assertEqual(rc, 3)
+
+
+class ProfileTest(unittest.TestCase):
+    GRAPH = data("profiles", "wide.c1.graph.json")
+    TRACE = data("profiles", "wide.c1.trace.json")
+
+    def cli_report(self, *args):
+        rc, out, err = cli("profile", "--graph", self.GRAPH, "--trace", self.TRACE, "--json", *args)
+        self.assertEqual(rc, 0, err)
+        return json.loads(out)
+
+    def test_report_agrees_with_profile_json_of_the_cli(self):
+        p, c = gs.profile(self.GRAPH, self.TRACE), self.cli_report()
+        self.assertEqual(p["schema"], "graphscope.profile/1")
+        for k in ("exec_graph_id", "replays", "threshold_us", "tolerance_us", "critical_path"):
+            self.assertEqual(p[k], c[k], k)
+        for k in ("real", "fake", "blocking", "none", "makespan_us", "critical_path_us", "time_lost_us"):
+            self.assertEqual(p["summary"][k], c["summary"][k], k)
+        self.assertEqual(p["summary"]["blocking"], 56)
+        self.assertEqual(p, c)
+
+    def test_threshold_reaches_the_analysis(self):
+        p, c = gs.profile(self.GRAPH, self.TRACE, threshold_us=30), self.cli_report("--threshold-us", "30")
+        self.assertEqual(p["threshold_us"], 30)
+        self.assertEqual(p["summary"]["blocking"], c["summary"]["blocking"])
+        self.assertEqual(p["summary"]["blocking"], 0)
+
+    def test_exec_graph_id_that_the_trace_lacks_is_code_3(self):
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.profile(self.GRAPH, self.TRACE, exec_graph_id=9)
+        self.assertEqual(e.exception.code, 3)
+
+    def test_launches_choose_the_replays_of_a_trace_without_graph_ids(self):
+        graph, trace = data("torch", "torch_four_branch.debug_dump.dot"), data("torch", "torch_four_branch.kineto.json")
+        p = gs.profile(graph, trace, launches=[16])
+        rc, out, err = cli("profile", "--graph", graph, "--trace", trace, "--json", "--launch", "16")
+        self.assertEqual(rc, 0, err)
+        c = json.loads(out)
+        self.assertEqual(p["replays"], 1)
+        self.assertEqual(p["join"]["by"], "launches")
+        self.assertEqual(p["summary"], c["summary"])
+
+    def test_negative_threshold_is_code_2(self):
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.profile(self.GRAPH, self.TRACE, threshold_us=-1)
+        self.assertEqual(e.exception.code, 2)
+
+
+class ErrorTest(unittest.TestCase):
+    def test_missing_file_is_code_3_with_the_cli_message(self):
+        missing = data("no-such-file.json")
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.load(missing)
+        err = e.exception
+        self.assertEqual(err.code, 3)
+        self.assertTrue(err.message.startswith("graphscope: "), err.message)
+        self.assertEqual(str(err), err.message)
+        rc, _, stderr = cli("dump", missing)
+        self.assertEqual(rc, 3)
+        self.assertEqual(err.message, stderr.strip())
+
+    def test_every_call_reports_a_missing_file_as_code_3(self):
+        missing = data("no-such-file.json")
+        calls = [lambda: gs.dump(missing), lambda: gs.diff(missing, FORKJOIN), lambda: gs.diff(FORKJOIN, missing),
+                 lambda: gs.check(missing, {"max_nodes": 1}), lambda: gs.profile(missing, ProfileTest.TRACE),
+                 lambda: gs.profile(ProfileTest.GRAPH, missing)]
+        for call in calls:
+            with self.assertRaises(gs.GraphscopeError) as e:
+                call()
+            self.assertEqual(e.exception.code, 3)
+            self.assertIn("no-such-file.json", e.exception.message)
+
+    def test_hostile_input_is_code_3_with_the_cli_message(self):
+        bad = os.path.join(ROOT, "tests", "hostile", "dangling.json")
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.load(bad)
+        rc, _, stderr = cli("dump", bad)
+        self.assertEqual((e.exception.code, e.exception.message), (rc, stderr.strip()))
+
+    def test_bad_option_value_is_code_2(self):
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.dump(FORKJOIN, "dot", fold="yes")
+        self.assertEqual(e.exception.code, 2)
+        self.assertTrue(e.exception.message.startswith("graphscope: "))
+
+    def test_error_is_one_line(self):
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.load(os.path.join(ROOT, "tests", "hostile", "dangling.json"))
+        self.assertNotIn("\n", e.exception.message)
+
+    def test_a_path_of_the_wrong_type_is_a_typeerror(self):
+        with self.assertRaises(TypeError):
+            gs.load(42)
+
+
+class FakeGraph:
+    """Stands in for torch.cuda.CUDAGraph (no PyTorch here)."""
+
+    def __init__(self, result):
+        self.result = result
+
+    def raw_cuda_graph(self):
+        if isinstance(self.result, Exception):
+            raise self.result
+        return self.result
+
+
+def have_gpu():
+    """Whether a CUDA driver with a device is here."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+
+
+class GraphDataTest(unittest.TestCase):
+    # graph_data's errors, documented: an object that is no CUDAGraph is a
+    # TypeError; a CUDAGraph without a live template is GraphscopeError 2.
+    def test_an_object_without_raw_cuda_graph_is_a_typeerror(self):
+        with self.assertRaises(TypeError) as e:
+            gs.graph_data(object())
+        self.assertIn("raw_cuda_graph", str(e.exception))
+
+    def test_a_graph_not_kept_is_code_2_with_pytorchs_reason(self):
+        # What PyTorch 2.11's CUDAGraph::raw_cuda_graph raises (TORCH_CHECK).
+        torch_error = RuntimeError("You cannot access the raw cudaGraph_t instance unless CUDAGraph was initialized "
+                                   "with keep_graph=true\nException raised from raw_cuda_graph at CUDAGraph.cpp:297")
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.graph_data(FakeGraph(torch_error))
+        self.assertEqual(e.exception.code, 2)
+        self.assertTrue(e.exception.message.startswith("graphscope: no CUDA graph to walk"))
+        self.assertIn("initialized with keep_graph=true", e.exception.message)
+        self.assertNotIn("\n", e.exception.message)
+        self.assertIs(e.exception.__cause__, torch_error)
+
+    def test_a_null_handle_is_code_2(self):
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.graph_data(FakeGraph(0))
+        self.assertEqual(e.exception.code, 2)
+
+    def test_a_handle_that_is_no_integer_is_a_typeerror(self):
+        with self.assertRaises(TypeError):
+            gs.graph_data(FakeGraph("0x1234"))
+
+    @unittest.skipIf(have_gpu(), "a GPU is here: a made-up handle could reach its driver")
+    def test_without_a_cuda_driver_the_walk_is_code_4(self):
+        # In a child process: a library that got this wrong could crash.
+        rc, out = python(
+            "import cudagraphscope\n"
+            "class G:\n"
+            "    def raw_cuda_graph(self):\n"
+            "        return 0x1000\n"
+            "try:\n"
+            "    cudagraphscope.graph_data(G())\n"
+            "except cudagraphscope.GraphscopeError as e:\n"
+            "    print(e.code, e.message)\n")
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(out.startswith("4 graphscope: "), out)
+        self.assertEqual(len(out.strip().splitlines()), 1, out)
+
+    @unittest.skipIf(have_gpu(), "a GPU is here: a made-up handle could reach its driver")
+    def test_an_instantiated_graph_passes_its_exec_to_the_walk(self):
+        # The library takes the exec handle (code 4 here: no driver), and a
+        # graph not yet instantiated (PyTorch raises) is walked without one.
+        rc, out = python(
+            "import cudagraphscope\n"
+            "class G:\n"
+            "    def __init__(self, exec_handle):\n"
+            "        self.exec_handle = exec_handle\n"
+            "    def raw_cuda_graph(self):\n"
+            "        return 0x1000\n"
+            "    def raw_cuda_graph_exec(self):\n"
+            "        if self.exec_handle is None:\n"
+            "            raise RuntimeError('You cannot access the raw cudaGraphExec_t instance until instantiate()')\n"
+            "        return self.exec_handle\n"
+            "for h in (0x2000, None):\n"
+            "    try:\n"
+            "        cudagraphscope.graph_data(G(h))\n"
+            "    except cudagraphscope.GraphscopeError as e:\n"
+            "        print(e.code)\n")
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.split(), ["4", "4"])
+
+
+class DictDocumentTest(unittest.TestCase):
+    def test_documents_as_dicts_give_the_results_of_their_files(self):
+        doc = gs.load(FORKJOIN)
+        self.assertEqual(gs.dump(doc, "dot"), gs.dump(FORKJOIN, "dot"))
+        self.assertIs(gs.check(doc, data("rules", "forkjoin.rules.json"))["passed"], True)
+        self.assertIs(gs.diff(doc, FORKJOIN)["same"], True)
+
+    def test_temporary_files_are_removed(self):
+        before = set(os.listdir(tempfile.gettempdir()))
+        gs.dump(gs.load(FORKJOIN))
+        with self.assertRaises(gs.GraphscopeError):
+            gs.load({"schema": "graphscope.graph/1", "nodes": [{"index": 3}]})
+        after = set(os.listdir(tempfile.gettempdir()))
+        self.assertEqual([f for f in after - before if f.startswith("cudagraphscope-")], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
