@@ -476,6 +476,33 @@ class GraphDataTest(unittest.TestCase):
         self.assertEqual(out.split(), ["4", "4"])
 
 
+class RecordedGraphDataTest(unittest.TestCase):
+    """graph_data() as it ran on the H100 (tests/data/python, see its README):
+    each walk agrees with PyTorch's debug_dump of the same graph, read here."""
+
+    CASES = ("mlp", "two_stream", "copy", "llama")
+    PYTORCH_NODE_KEYS = {"index", "node_type", "tools_id", "graph_id", "node_id", "kernel_name", "event_ptr",
+                         "dependencies", "dependents"}
+
+    def test_each_recorded_walk_agrees_with_debug_dump(self):
+        for name in self.CASES:
+            with self.subTest(name=name):
+                walk = gs.load(data("python", name + ".graph_data.json"))
+                dot = gs.load(data("python", name + ".debug_dump.dot"))
+                self.assertGreater(len(walk["nodes"]), 0)
+                self.assertIsNotNone(walk["exec_graph_id"])
+                by_id = {n["node_id"]: n for n in dot["nodes"]}
+                self.assertEqual(sorted(by_id), sorted(n["node_id"] for n in walk["nodes"]))
+                ids = lambda d, idx: sorted(d["nodes"][i]["node_id"] for i in idx)  # noqa: E731
+                for n in walk["nodes"]:
+                    m = by_id[n["node_id"]]
+                    self.assertEqual(n["node_type"], m["node_type"])
+                    self.assertEqual(n["kernel_name"], m["kernel_name"])
+                    self.assertEqual(ids(walk, n["dependencies"]), ids(dot, m["dependencies"]))
+                    self.assertTrue(self.PYTORCH_NODE_KEYS <= set(n))
+                    self.assertEqual(n["tools_id"], (walk["exec_graph_id"] << 32) | n["node_id"])
+
+
 class DictDocumentTest(unittest.TestCase):
     def test_documents_as_dicts_give_the_results_of_their_files(self):
         doc = gs.load(FORKJOIN)
