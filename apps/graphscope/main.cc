@@ -1,6 +1,9 @@
 // graphscope: inspect and debug CUDA graphs. A thin shell over the library:
 // parse the command line, run one handler, and turn every failure into one
 // line "graphscope: <what> (<why>)" and the documented exit code.
+#include <signal.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -19,13 +22,28 @@ int fail(graphscope::ExitCode code, const std::string& message) {
   return static_cast<int>(code);
 }
 
+// A mapped input shrank while it was read: one line naming it, exit 3.
+extern "C" void on_sigbus(int) {
+  size_t n = 0;
+  const char* line = graphscope::mapped_input_fault(&n);
+  if (n) {
+    ssize_t ignored = ::write(STDERR_FILENO, line, n);
+    (void)ignored;
+  }
+  ::_exit(static_cast<int>(graphscope::ExitCode::bad_input));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using graphscope::ExitCode;
   // The CLI maps its large inputs, and answers a file that shrinks under it
   // with one line and exit code 3 (io.h); the library leaves signals alone.
-  graphscope::map_inputs_and_guard_sigbus();
+  struct sigaction sa {};
+  sa.sa_handler = on_sigbus;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGBUS, &sa, nullptr);
+  graphscope::map_inputs(true);
   CLI::App app{"graphscope: inspect and debug CUDA graphs", "graphscope"};
   app.set_version_flag("--version", std::string("graphscope ") + GRAPHSCOPE_VERSION);
   app.require_subcommand(1);

@@ -1,7 +1,6 @@
 #include "io.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,21 +38,12 @@ bool read_all(int fd, std::string& out, const std::string& path) {
 }
 
 // The message for SIGBUS on a mapped input (a file shrank under us): kept
-// ready, naming every file mapped now, and written by the handler with
-// write(2) alone.
+// ready, naming every file mapped now, for the program's handler to write
+// with write(2) alone (mapped_input_fault).
 char g_sigbus_message[4096];
 std::atomic<size_t> g_sigbus_length{0};
 std::mutex g_mapped_lock;
 std::vector<std::string> g_mapped;  // paths, one per live mapping
-
-extern "C" void on_sigbus(int) {
-  size_t n = g_sigbus_length.load();
-  if (n) {
-    ssize_t ignored = ::write(STDERR_FILENO, g_sigbus_message, n);
-    (void)ignored;
-  }
-  ::_exit(int(ExitCode::bad_input));
-}
 
 // Rebuilds the message after a mapping comes or goes (with the lock held).
 void set_sigbus_message() {
@@ -117,14 +107,11 @@ void read_rest(int fd, std::string& out, const std::string& path) {
 
 }  // namespace
 
-void map_inputs_and_guard_sigbus() {
-  std::lock_guard<std::mutex> lock(g_mapped_lock);
-  if (g_map_inputs.load()) return;
-  struct sigaction sa {};
-  sa.sa_handler = on_sigbus;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGBUS, &sa, nullptr);
-  g_map_inputs.store(true);
+void map_inputs(bool on) { g_map_inputs.store(on); }
+
+const char* mapped_input_fault(size_t* length) {
+  *length = g_sigbus_length.load();
+  return g_sigbus_message;
 }
 
 InputText::InputText(const std::string& path) {

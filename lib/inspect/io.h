@@ -16,17 +16,21 @@ inline constexpr size_t kMaxInputBytes = size_t(4) << 30;
 /// the path and the system's reason.
 std::string read_file(const std::string& path);
 
-/// The program's choice (graphscope's CLI makes it; the library never does):
-/// map large inputs into memory instead of copying them, and, should a
-/// mapped file shrink while it is read, end the process with one line,
-/// "graphscope: PATH (changed while being read)", and exit code 3 instead of
-/// SIGBUS. Installs a process-wide SIGBUS handler, so a program that links
-/// the library and does not call it gets its inputs read, and keeps its own
-/// signal handling.
-void map_inputs_and_guard_sigbus();
+/// The program's choice (graphscope's CLI makes it; off by default): map
+/// large regular inputs into memory instead of copying them. A mapped file
+/// that shrinks while it is read raises SIGBUS in the reading thread, so a
+/// program that turns this on handles SIGBUS itself (the CLI writes
+/// mapped_input_fault() and exits 3). The library installs no signal
+/// handler and never ends the process.
+void map_inputs(bool on);
+
+/// For a program's SIGBUS handler: the line "graphscope: PATH (changed while
+/// being read)\n" naming every file mapped now, its length in *length (0
+/// when none is). Async-signal-safe: no allocation, no lock.
+const char* mapped_input_fault(size_t* length);
 
 /// A whole input file, for the large ones (traces run to gigabytes): after
-/// map_inputs_and_guard_sigbus(), a regular file is mapped into memory, not
+/// map_inputs(true), a regular file is mapped into memory, not
 /// copied; anything else ("-" for standard input, pipes, empty files), or
 /// every file without that call, is read. Same checks and messages as
 /// read_file.

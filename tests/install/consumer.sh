@@ -70,6 +70,22 @@ for cmd in "${offline[@]}"; do
   fi
 done
 echo "offline commands ok: ${#offline[@]} ran, none loaded CUDA's libraries"
+# And with CUDA's libraries really gone: /usr/local/cuda hidden under an empty
+# tmpfs in a private mount namespace, where the system allows one.
+if [ -d /usr/local/cuda ] && unshare -rm sh -c 'mount -t tmpfs none /usr/local/cuda' 2>/dev/null; then
+  for cmd in "${offline[@]}"; do
+    # shellcheck disable=SC2086
+    rc=0; unshare -rm sh -c 'mount -t tmpfs none /usr/local/cuda && [ -z "$(ls /usr/local/cuda)" ] && exec "$@"' \
+      sh "$gs" $cmd > "$work/out" 2> "$work/err" || rc=$?
+    [ "$rc" -le 1 ] || fail "graphscope $cmd with /usr/local/cuda hidden: exit $rc: $(cat "$work/err")"
+  done
+  rc=0; unshare -rm sh -c 'mount -t tmpfs none /usr/local/cuda && exec "$@"' sh "$gs" capture "$work/none.so" \
+    > "$work/out" 2> "$work/err" || rc=$?
+  [ "$rc" = 4 ] && [ "$(wc -l < "$work/err")" = 1 ] || fail "capture with /usr/local/cuda hidden: exit $rc: $(cat "$work/err")"
+  echo "with /usr/local/cuda hidden: the offline commands ran; capture said: $(cat "$work/err")"
+else
+  echo "no private mount namespace here: /usr/local/cuda not hidden (the loader's log above stands)"
+fi
 
 # A live command without a usable module: one line, exit 4.
 touch "$work/libgraphscope_live.so"
