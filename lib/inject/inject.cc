@@ -17,7 +17,9 @@
 // Rules: nothing here may crash, block or change the behaviour of the host
 // application. Every callback catches everything; errors are written into
 // the index and said once on stderr. The hot path (a graph launch) takes one
-// uncontended lock and one hash lookup.
+// uncontended lock and one hash lookup. The application's thread walks each
+// new graph (its template may be gone right after); formatting and writing
+// the documents and the index happen on the writer thread (writer.h).
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +52,7 @@
 #include "inspect/profile.h"
 #include "inspect/profile_json.h"
 #include "inspect/profile_report.h"
+#include "writer.h"
 
 namespace graphscope::inject {
 
@@ -177,6 +181,15 @@ class Injection {
   // At exit: the profile of every graph, and the final index.
   void finish() noexcept {
     if (finished_.exchange(true)) return;
+    // The documents still queued first (a failing job takes m_ to say so),
+    // then the profiles and the final index, written before the process ends.
+    writer().drain();
+    finish_locked();
+    writer().drain();
+  }
+
+ private:
+  void finish_locked() noexcept {
     std::lock_guard<std::mutex> lock(m_);
     try {
       if (collector_.running() || have_stopped_trace_) {
@@ -195,7 +208,6 @@ class Injection {
     write_index();
   }
 
- private:
   static void CUPTIAPI callback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
     auto* me = static_cast<Injection*>(self);
     try {
@@ -236,11 +248,19 @@ class Injection {
     if (!device_ && doc.device) device_ = doc.device;
     const size_t g = session_->dumped(*id, doc);
     const AttachedGraph& entry = session_->index().graphs[g];
-    write_output(dir_ + "/" + entry.file, write_graph_json(doc));
+    // Formatted and written on the writer thread (writer.h), not the application's.
+    auto shared = std::make_shared<const GraphDocument>(std::move(doc));
+    writer().post([path = dir_ + "/" + entry.file, shared] {
+      try {
+        write_output(path, write_graph_json(*shared));
+      } catch (const std::exception& e) {
+        instance().error(std::string("writing ") + path + ": " + e.what());
+      }
+    });
     if (!config().quiet)
       std::fprintf(stderr, "graphscope: pid %d: exec graph %u, %zu nodes -> %s/%s\n", int(pid_), *id,
                    size_t(entry.nodes), dir_.c_str(), entry.file.c_str());
-    docs_.emplace_back(collector_.running() ? std::move(doc) : GraphDocument());
+    docs_.push_back(collector_.running() ? shared : nullptr);
     reports_.emplace_back();
     live_[gd->graphExec] = g;
     write_index();  // complete after every graph, whatever happens to the process later
@@ -275,7 +295,7 @@ class Injection {
     po.threshold_us = c.threshold_us;
     po.tolerance_us = c.tolerance_us;
     po.exec_graph_id = session_->index().graphs[g].exec_graph_id;
-    const GraphDocument& doc = docs_[g];
+    const GraphDocument& doc = *docs_[g];
     TraceJoin join = join_trace(doc, t, join_options(po));
     reports_[g] = analyze_profile(doc, t, join, po);
     session_->profiled(g, reports_[g]);
@@ -286,7 +306,7 @@ class Injection {
 
   void write_report_text() {
     write_output(dir_ + "/report.txt",
-                 session_->report_text([&](size_t g) { return format_profile(reports_[g], docs_[g]); }));
+                 session_->report_text([&](size_t g) { return format_profile(reports_[g], *docs_[g]); }));
   }
 
   // graphscope.attach/1: what this process did, rewritten after each graph.
@@ -309,7 +329,13 @@ class Injection {
         x.device = d;
       }
       x.dropped_records = collector_.dropped_records();
-      write_output(dir_ + "/index.json", write_attach_index(x));
+      // A snapshot, written after the files posted before it.
+      writer().post([path = dir_ + "/index.json", x = AttachIndex(x)] {
+        try {
+          write_output(path, write_attach_index(x));
+        } catch (...) {
+        }
+      });
     } catch (...) {
       // Nowhere left to say it: the directory is gone or full.
     }
@@ -373,7 +399,7 @@ class Injection {
   std::string stood_down_why_;
   Trace stopped_trace_;  // the activities traced before standing down or at exit
   bool have_stopped_trace_ = false;
-  std::vector<GraphDocument> docs_;    // per dumped graph: its document (profiling only)
+  std::vector<std::shared_ptr<const GraphDocument>> docs_;    // per dumped graph: its document (profiling only)
   std::vector<ProfileReport> reports_;  // per dumped graph: its report, once analysed
   std::optional<DeviceInfo> device_;
   std::unordered_map<CUgraphExec, size_t> live_;
