@@ -10,11 +10,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <unordered_set>
 
 #include "commands.h"
 #include "inspect/attach_json.h"
 #include "inspect/attach_session.h"
 #include "inspect/error.h"
+#include "inspect/graph_json.h"
 #include "inspect/io.h"
 #include "inspect/json_writer.h"
 
@@ -121,6 +123,42 @@ int run_child(const AttachOptions& o, const std::string& library) {
 
 }  // namespace
 
+// A process that ended without its exit handlers may have queued documents
+// its last index snapshot does not list: journal.txt (a line per document,
+// written as it was queued) says which; each is said written (the file is
+// there and reads) or lost.
+static void reconcile_journal(const fs::path& dir, AttachIndex& x) {
+  std::error_code ec;
+  const fs::path journal = dir / "journal.txt";
+  if (!fs::exists(journal, ec)) return;
+  std::string text;
+  try {
+    text = read_file(journal.string());
+  } catch (const std::exception&) {
+    return;
+  }
+  std::unordered_set<std::string> listed;
+  for (const auto& g : x.graphs) listed.insert(g.file);
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) break;  // a line cut short: the process died writing it
+    std::string line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.rfind("queued ", 0) != 0) continue;
+    std::string file = line.substr(7);
+    if (file.empty() || file.find('/') != std::string::npos || !listed.insert(file).second) continue;
+    bool written = false;
+    try {
+      read_graph_json(read_file((dir / file).string()), file);
+      written = true;
+    } catch (const std::exception&) {
+    }
+    x.unindexed.push_back(file + (written ? " (written after the last index: the process ended first)"
+                                          : " (lost: still queued for writing when the process ended)"));
+  }
+}
+
 int run_attached(const AttachOptions& o) {
   if (o.command.empty())
     throw Error(ExitCode::usage, "--exec", "give the command to run after --, e.g. --exec -- python train.py");
@@ -143,6 +181,7 @@ int run_attached(const AttachOptions& o) {
     fs::path index = e.path() / "index.json";
     try {
       run.processes.push_back({name, read_attach_index(read_file(index.string()), index.string())});
+      if (!run.processes.back().index.complete) reconcile_journal(e.path(), run.processes.back().index);
     } catch (const std::exception& x) {
       unreadable.push_back(index.string());
     }
@@ -167,12 +206,23 @@ int run_attached(const AttachOptions& o) {
     for (const auto& a : g) {
       std::string first;
       for (const auto& k : a.first_kernels) first += (first.empty() ? "" : ", ") + k;
-      text += "  exec graph " + std::to_string(a.exec_graph_id) + ": " + std::to_string(a.nodes) + " nodes" +
-              (first.empty() ? "" : " (" + first + ")") + " -> " + (fs::path(o.out_dir) / dir / a.file).string() +
-              "\n";
+      std::string version;
+      if (a.version > 1) {
+        std::string by;
+        for (const auto& c : a.updated_by) by += (by.empty() ? "" : ", ") + c;
+        version = " version " + std::to_string(a.version) + " (updated by " + by + ")";
+      }
+      text += "  exec graph " + std::to_string(a.exec_graph_id) + version + ": " + std::to_string(a.nodes) +
+              " nodes" + (first.empty() ? "" : " (" + first + ")") + " -> " +
+              (fs::path(o.out_dir) / dir / a.file).string() + "\n";
+      if (a.unchanged_updates)
+        text += "    " + std::to_string(a.unchanged_updates) + " update call" + (a.unchanged_updates == 1 ? "" : "s") +
+                " changed nothing it records (kernel arguments, say)\n";
+      for (const auto& n : a.not_recorded) text += "    not recorded: " + n + "\n";
       ++graphs;
     }
     for (const auto& e : x.errors) text += "  error: " + e + "\n";
+    for (const auto& u : x.unindexed) text += "  not in its index: " + u + "\n";
   }
   for (const auto& u : unreadable) text += "unreadable: " + u + "\n";
   if (run.processes.empty())

@@ -64,14 +64,6 @@ const char* memcpy_kind(cudaMemcpyKind k) {
 }
 
 // Host or device, for copies captured with cudaMemcpyDefault.
-char side_of(const void* p) {
-  cudaPointerAttributes a{};
-  if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 'H';
-  }
-  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? 'D' : 'H';
-}
 
 // Node handle -> position, for resolving dependencies: an open-addressing
 // table over the handles (a std::unordered_map cost a tenth of a 100k-node
@@ -147,6 +139,10 @@ class Walker {
     std::vector<cudaGraphNode_t> nodes(n);
     if (n) GS_CUDA(cudaGraphGetNodes(g, nodes.data(), &n));
     nodes.resize(n);
+    if (depth == 0 && opt_.root_handles) {
+      opt_.root_handles->resize(n);
+      for (size_t i = 0; i < n; ++i) (*opt_.root_handles)[i] = reinterpret_cast<uintptr_t>(nodes[i]);
+    }
     out.graph_id = graph_id(g, n ? nodes[0] : nullptr);
     // Two phases: first every query of the driver, into flat arrays; then the
     // model. A helper thread builds the handle index and the node array
@@ -378,7 +374,7 @@ class Walker {
         const void* src = p.srcArray ? nullptr : p.srcPtr.ptr;
         const void* dst = p.dstArray ? nullptr : p.dstPtr.ptr;
         if (const char* kind = memcpy_kind(p.kind)) m.kind = kind;
-        else m.kind = std::string(1, p.srcArray ? 'D' : side_of(src)) + "to" + (p.dstArray ? 'D' : side_of(dst));
+        else m.kind = std::string(1, p.srcArray ? 'D' : pointer_side(src)) + "to" + (p.dstArray ? 'D' : pointer_side(dst));
         uint64_t depth = p.extent.depth ? p.extent.depth : 1, height = p.extent.height ? p.extent.height : 1;
         m.bytes = uint64_t(p.extent.width) * height * depth;
         if (src) m.src = reinterpret_cast<uintptr_t>(src);
@@ -540,6 +536,15 @@ std::optional<uint32_t> exec_graph_id(cudaGraphExec_t exec) {
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) return std::nullopt;  // another tool holds CUPTI
   if (r != CUPTI_SUCCESS) throw_cupti(r, "cuptiGetGraphExecId(exec, &id)", __FILE__, __LINE__);
   return cid;
+}
+
+char pointer_side(const void* p) {
+  cudaPointerAttributes a{};
+  if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 'H';
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? 'D' : 'H';
 }
 
 void assign_exec_ids(GraphDocument& doc, uint32_t exec_id) {

@@ -34,4 +34,8 @@ std::optional<uint32_t> exec_graph_id(cudaGraphExec_t exec);
 /// null (records of them must be reported as unmatched, never guessed).
 void assign_exec_ids(GraphDocument& doc, uint32_t exec_id);
 
+/// 'D' for device or managed memory, 'H' otherwise (host, unknown, null):
+/// a copy's side where its kind does not say.
+char pointer_side(const void* p);
+
 }  // namespace graphscope::capture

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "inspect/graph.h"
 
@@ -25,6 +26,9 @@ struct WalkOptions {
   /// Where each node came from, by node handle (origin.h's recorder); null
   /// or returning null: no origin.
   std::function<std::shared_ptr<const Origin>(uint64_t handle)> origin_of;
+  /// When set: filled with the root graph's node handles, in node order
+  /// (whether or not `handles` puts them in the document).
+  std::vector<uint64_t>* root_handles = nullptr;
 };
 
 }  // namespace graphscope::capture

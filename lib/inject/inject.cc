@@ -23,9 +23,12 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <cerrno>
@@ -41,11 +44,13 @@
 #include <vector>
 
 #include "capture/activity.h"
+#include "capture/exec_update.h"
 #include "capture/origin.h"
 #include "capture/walk.h"
 #include "inspect/chrome_trace.h"
 #include "inspect/demangle.h"
 #include "inspect/error.h"
+#include "inspect/exec_update.h"
 #include "inspect/attach_session.h"
 #include "inspect/io.h"
 #include "inspect/graph_json.h"
@@ -79,9 +84,26 @@ std::vector<std::string> command_line() {
   return args;
 }
 
+// Set in a child that fork() made without exec: it has the parent's state
+// but none of its threads (the writer), CUPTI and CUDA are not usable there,
+// and its directory is the parent's. Everything stays quiet in such a child.
+std::atomic<bool> forked_child{false};
+
 class Injection {
+  // A dumped exec graph while it lives.
+  struct Live {
+    size_t g = 0;                                // index entry of its current version
+    uint32_t version = 1;
+    std::shared_ptr<const GraphDocument> doc;    // its current version's document
+    std::vector<uint64_t> handles;               // the instantiated graph's root nodes, by index
+    std::shared_ptr<GraphDocument> pending;      // the next version, while changes gather
+    std::vector<std::string> pending_by;         // the calls that made them
+    std::vector<std::string> pending_not_recorded;
+  };
+
  public:
   void initialize() {
+    pthread_atfork(nullptr, nullptr, [] { forked_child = true; });
     std::vector<std::string> errors;
     AttachConfig from_env = attach_config_from([](const char* name) { return std::getenv(name); }, errors);
     pid_ = getpid();
@@ -92,6 +114,11 @@ class Injection {
       say("cannot create " + dir_ + " (" + std::strerror(errno) + "); not attaching");
       return;
     }
+    // journal.txt: a line per document queued for the writer, written at
+    // once on the application's thread (a write(2) of a few bytes): if the
+    // process is killed with documents still queued, `graphscope --exec`
+    // can say which ones its last index does not list.
+    journal_ = ::open((dir_ + "/journal.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
     if (stood_down_) {
       attach_error_ = stood_down_why_;
       write_index();
@@ -113,11 +140,13 @@ class Injection {
                   CUPTI_SUCCESS &&
               cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
                                   CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING) == CUPTI_SUCCESS;
+    // Exec graphs changed after instantiation (rare calls: always on; a
+    // driver without one of them just never makes it).
+    if (ok)
+      for (CUpti_CallbackId id : capture::exec_change_callbacks())
+        cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id);
     if (ok && config().profile) {
-      ok = cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) ==
-               CUPTI_SUCCESS &&
-           cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API,
-                               CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) == CUPTI_SUCCESS;
+      ok = enable_launch_callbacks();
       try {
         collector_.start();
       } catch (const Error& e) {
@@ -158,6 +187,7 @@ class Injection {
   // CUPTI takes one subscriber, so graphscope lets go, once and for the rest
   // of the process, and says so. What it dumped so far stays.
   void stand_down(const char* who) noexcept {
+    if (forked_child) return;
     std::lock_guard<std::mutex> lock(m_);
     if (stood_down_) return;
     stood_down_ = true;
@@ -180,7 +210,7 @@ class Injection {
 
   // At exit: the profile of every graph, and the final index.
   void finish() noexcept {
-    if (finished_.exchange(true)) return;
+    if (forked_child || finished_.exchange(true)) return;
     // The documents still queued first (a failing job takes m_ to say so),
     // then the profiles and the final index, written before the process ends.
     writer().drain();
@@ -191,6 +221,11 @@ class Injection {
  private:
   void finish_locked() noexcept {
     std::lock_guard<std::mutex> lock(m_);
+    try {
+      for (auto& [exec, l] : live_) new_version(l);  // changes never launched are versions too
+    } catch (const std::exception& e) {
+      session_->error(std::string("versions at exit: ") + e.what());
+    }
     try {
       if (collector_.running() || have_stopped_trace_) {
         if (collector_.running()) {
@@ -210,6 +245,7 @@ class Injection {
 
   static void CUPTIAPI callback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
     auto* me = static_cast<Injection*>(self);
+    if (forked_child) return;
     try {
       if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED)
         me->on_exec_created(static_cast<const CUpti_ResourceData*>(data));
@@ -217,7 +253,9 @@ class Injection {
         me->on_exec_destroy(static_cast<const CUpti_ResourceData*>(data));
       else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
                                                         cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)) {
-        if (me->config().profile) me->on_launch(static_cast<const CUpti_CallbackData*>(data));
+        me->on_launch(static_cast<const CUpti_CallbackData*>(data));
+      } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        if (auto c = capture::exec_change(cbid, static_cast<const CUpti_CallbackData*>(data))) me->on_exec_change(*c);
       }
       if (me->origins_) capture::OriginRecorder::instance().on_callback(domain, cbid, data);
     } catch (const std::exception& e) {
@@ -235,8 +273,9 @@ class Injection {
     auto exec = reinterpret_cast<cudaGraphExec_t>(gd->graphExec);
     std::optional<uint32_t> id = capture::exec_graph_id(exec);
     if (session_->skip_before_walk(id)) return;
-    capture::WalkOptions wo;
-    if (origins_) wo.origin_of = [](uint64_t h) { return capture::OriginRecorder::instance().origin_of(h); };
+    capture::WalkOptions wo = walk_options();
+    std::vector<uint64_t> handles;
+    wo.root_handles = &handles;
     GraphDocument doc = capture::walk_graph(reinterpret_cast<cudaGraph_t>(gd->graph), wo);
     if (session_->skip_after_walk(*id, doc.root.nodes.size())) {
       write_index();
@@ -248,6 +287,7 @@ class Injection {
     if (!device_ && doc.device) device_ = doc.device;
     const size_t g = session_->dumped(*id, doc);
     const AttachedGraph& entry = session_->index().graphs[g];
+    journal(entry.file);
     // Formatted and written on the writer thread (writer.h), not the application's.
     auto shared = std::make_shared<const GraphDocument>(std::move(doc));
     writer().post([path = dir_ + "/" + entry.file, shared] {
@@ -262,15 +302,140 @@ class Injection {
                    size_t(entry.nodes), dir_.c_str(), entry.file.c_str());
     docs_.push_back(collector_.running() ? shared : nullptr);
     reports_.emplace_back();
-    live_[gd->graphExec] = g;
+    Live& l = live_[gd->graphExec];
+    l = Live{};
+    l.g = g;
+    l.doc = std::move(shared);
+    l.handles = std::move(handles);
     write_index();  // complete after every graph, whatever happens to the process later
+  }
+
+  capture::WalkOptions walk_options() const {
+    capture::WalkOptions wo;
+    if (origins_) wo.origin_of = [](uint64_t h) { return capture::OriginRecorder::instance().origin_of(h); };
+    return wo;
+  }
+
+  bool enable_launch_callbacks() {
+    if (launch_callbacks_) return true;
+    launch_callbacks_ =
+        cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) ==
+            CUPTI_SUCCESS &&
+        cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) ==
+            CUPTI_SUCCESS;
+    return launch_callbacks_;
+  }
+
+  // cuGraphExecUpdate or a per-node setter changed a dumped exec graph: the
+  // change goes into the next version's document, which becomes a version
+  // when the exec graph is next launched (so a version is what ran, and many
+  // setter calls between two launches make one version), destroyed, or the
+  // process exits.
+  void on_exec_change(const capture::ExecChange& c) {
+    if (finished_) return;
+    std::lock_guard<std::mutex> lock(m_);
+    if (stood_down_) return;
+    auto it = live_.find(c.exec);
+    if (it == live_.end()) return;  // not dumped (skipped, or made before graphscope attached)
+    Live& l = it->second;
+    // Launches must be seen to know which version ran: from the first
+    // update on, also when only dumping.
+    if (!enable_launch_callbacks()) l.pending_not_recorded.push_back("launches are not seen (CUPTI refused)");
+    if (!l.pending) l.pending = std::make_shared<GraphDocument>(*l.doc);
+    auto by = [&](const std::string& call) {
+      std::string name = call;
+      if (size_t v = name.rfind("_v"); v != std::string::npos && v + 2 < name.size() &&
+                                        name.find_first_not_of("0123456789", v + 2) == std::string::npos)
+        name.resize(v);
+      if (std::find(l.pending_by.begin(), l.pending_by.end(), name) == l.pending_by.end())
+        l.pending_by.push_back(name);
+    };
+    if (c.whole) {
+      // The exec graph now runs the parameters of c.whole: walk it now (the
+      // application may destroy it right after).
+      GraphDocument w = capture::walk_graph(reinterpret_cast<cudaGraph_t>(c.whole), walk_options());
+      capture::assign_exec_ids(w, *l.doc->exec_graph_id);
+      std::string why;
+      if (!carry_exec_node_ids(*l.doc, w, &why))
+        w.warnings.push_back("node ids are the update's graph's, and records of this exec graph may not join: " + why);
+      w.name = l.doc->name;
+      w.device = l.doc->device;
+      ExecVersion v;
+      if (l.pending->exec_version) v.disabled_nodes = l.pending->exec_version->disabled_nodes;
+      w.exec_version = std::move(v);
+      *l.pending = std::move(w);
+      by("cuGraphExecUpdate");
+      return;
+    }
+    if (!c.node) return;
+    uint32_t index = UINT32_MAX;
+    for (size_t i = 0; i < l.handles.size(); ++i)
+      if (l.handles[i] == c.node->node) {
+        index = uint32_t(i);
+        break;
+      }
+    std::string why;
+    switch (apply_node_update(*l.pending, index, *c.node, &why)) {
+      case UpdateEffect::changed: by(c.node->call); break;
+      case UpdateEffect::unchanged: session_->unchanged_update(l.g); break;
+      case UpdateEffect::not_recorded: {
+        ExecVersion& v = l.pending->exec_version ? *l.pending->exec_version : l.pending->exec_version.emplace();
+        if (std::find(v.not_recorded.begin(), v.not_recorded.end(), why) == v.not_recorded.end())
+          v.not_recorded.push_back(why);
+        by(c.node->call);
+        break;
+      }
+    }
+  }
+
+  // The pending changes of l, if any, become its next version. Under m_.
+  void new_version(Live& l) {
+    if (!l.pending || l.pending_by.empty()) return;
+    GraphDocument doc = std::move(*l.pending);
+    l.pending.reset();
+    ExecVersion& v = doc.exec_version ? *doc.exec_version : doc.exec_version.emplace();
+    v.version = l.version + 1;
+    v.updated_by = std::move(l.pending_by);
+    l.pending_by.clear();
+    for (auto& n : l.pending_not_recorded) v.not_recorded.push_back(std::move(n));
+    l.pending_not_recorded.clear();
+    std::optional<size_t> g = session_->updated(l.g, doc);
+    if (!g) {
+      write_index();
+      return;
+    }
+    const AttachedGraph& entry = session_->index().graphs[*g];
+    journal(entry.file);
+    auto shared = std::make_shared<const GraphDocument>(std::move(doc));
+    writer().post([path = dir_ + "/" + entry.file, shared] {
+      try {
+        write_output(path, write_graph_json(*shared));
+      } catch (const std::exception& e) {
+        instance().error(std::string("writing ") + path + ": " + e.what());
+      }
+    });
+    if (!config().quiet) {
+      std::string calls;
+      for (const auto& x : entry.updated_by) calls += (calls.empty() ? "" : ", ") + x;
+      std::fprintf(stderr, "graphscope: pid %d: exec graph %u updated (%s): version %u -> %s/%s\n", int(pid_),
+                   entry.exec_graph_id, calls.c_str(), entry.version, dir_.c_str(), entry.file.c_str());
+    }
+    docs_.push_back(collector_.running() ? shared : nullptr);
+    reports_.emplace_back();
+    l.g = *g;
+    l.doc = std::move(shared);
+    ++l.version;
+    write_index();
   }
 
   void on_exec_destroy(const CUpti_ResourceData* rd) {
     const auto* gd = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
     if (!gd) return;
     std::lock_guard<std::mutex> lock(m_);
-    live_.erase(gd->graphExec);  // the handle may be reused by a new exec
+    auto it = live_.find(gd->graphExec);
+    if (it == live_.end()) return;
+    new_version(it->second);
+    live_.erase(it);  // the handle may be reused by a new exec
   }
 
   // The hot path: one lock, one lookup, one insert while in the window.
@@ -280,7 +445,8 @@ class Injection {
     std::lock_guard<std::mutex> lock(m_);
     auto it = live_.find(exec);
     if (it == live_.end()) return;
-    session_->launched(it->second, cb->correlationId);
+    if (it->second.pending) new_version(it->second);
+    if (config().profile) session_->launched(it->second.g, cb->correlationId);
   }
 
   void profile_one(size_t g, const Trace& all) {
@@ -374,6 +540,13 @@ class Injection {
 
   const AttachConfig& config() const { return session_->config(); }
 
+  void journal(const std::string& file) const {
+    if (journal_ < 0) return;
+    const std::string line = "queued " + file + "\n";
+    ssize_t ignored = ::write(journal_, line.data(), line.size());
+    (void)ignored;
+  }
+
   void say(const std::string& s) const { std::fprintf(stderr, "graphscope: pid %d: %s\n", int(pid_), s.c_str()); }
 
   static bool make_dirs(const std::string& path) {
@@ -402,7 +575,9 @@ class Injection {
   std::vector<std::shared_ptr<const GraphDocument>> docs_;    // per dumped graph: its document (profiling only)
   std::vector<ProfileReport> reports_;  // per dumped graph: its report, once analysed
   std::optional<DeviceInfo> device_;
-  std::unordered_map<CUgraphExec, size_t> live_;
+  std::unordered_map<CUgraphExec, Live> live_;
+  bool launch_callbacks_ = false;
+  int journal_ = -1;  // journal.txt
   capture::ActivityCollector collector_;
 };
 

@@ -43,6 +43,13 @@ void index_members(JsonWriter& w, const AttachIndex& x) {
     w.key("nodes").value(g.nodes);
     w.key("nodes_with_bodies").value(g.nodes_with_bodies);
     strings(w, "first_kernels", g.first_kernels);
+    if (g.version > 1) {
+      w.key("version").value(uint64_t(g.version));
+      strings(w, "updated_by", g.updated_by);
+    }
+    if (g.superseded) w.key("superseded").value(true);
+    if (g.unchanged_updates) w.key("unchanged_updates").value(g.unchanged_updates);
+    if (!g.not_recorded.empty()) strings(w, "not_recorded", g.not_recorded);
     if (x.profiling) {
       w.key("launches").value(g.launches);
       w.key("replays_analysed").value(g.replays_analysed);
@@ -68,6 +75,7 @@ void index_members(JsonWriter& w, const AttachIndex& x) {
   w.end_array();
   if (x.dropped_records) w.key("dropped_records").value(x.dropped_records);
   strings(w, "errors", x.errors);
+  if (!x.unindexed.empty()) strings(w, "unindexed", x.unindexed);
 }
 
 std::string finished(JsonWriter& w) {
@@ -133,6 +141,16 @@ class Reader {
       a.nodes = count(g, "nodes", e, true);
       a.nodes_with_bodies = count(g, "nodes_with_bodies", e, true);
       a.first_kernels = strings(r_.required(g, "first_kernels", e), JsonPath(e, "first_kernels"));
+      if (uint32_t v = r_.find(g, "version"); v != kJsonAbsent) {
+        a.version = r_.u32(v, JsonPath(e, "version"));
+        if (a.version < 1) r_.fail(JsonPath(e, "version"), "versions start at 1");
+        a.updated_by = strings(r_.required(g, "updated_by", e), JsonPath(e, "updated_by"));
+      }
+      if (uint32_t v = r_.find(g, "superseded"); v != kJsonAbsent)
+        a.superseded = r_.boolean(v, JsonPath(e, "superseded"));
+      a.unchanged_updates = count(g, "unchanged_updates", e);
+      if (uint32_t v = r_.find(g, "not_recorded"); v != kJsonAbsent)
+        a.not_recorded = strings(v, JsonPath(e, "not_recorded"));
       if (r_.find(g, "launches") != kJsonAbsent) {
         x.profiling = true;
         a.launches = count(g, "launches", e);
@@ -166,6 +184,7 @@ class Reader {
     }
     x.dropped_records = count(o, "dropped_records", at);
     x.errors = strings(r_.required(o, "errors", at), JsonPath(at, "errors"));
+    if (uint32_t u = r_.find(o, "unindexed"); u != kJsonAbsent) x.unindexed = strings(u, JsonPath(at, "unindexed"));
     return x;
   }
 

@@ -23,6 +23,13 @@ struct AttachedGraph {
   std::string file;  // graph-ID.json, beside the index
   uint64_t nodes = 0, nodes_with_bodies = 0;
   std::vector<std::string> first_kernels;  // short names of its first three kernels
+  // An exec graph changed after instantiation gets one entry per version
+  // (the same exec_graph_id; files graph-ID.vN.json from version 2 on).
+  uint32_t version = 1;
+  std::vector<std::string> updated_by;    // version > 1: the calls that made it
+  bool superseded = false;                // a later version replaced this one
+  uint64_t unchanged_updates = 0;         // update calls while current that changed nothing recorded
+  std::vector<std::string> not_recorded;  // changes its document does not show, each with why
   // Profiling runs only (AttachIndex::profiling):
   uint64_t launches = 0, replays_analysed = 0;
   bool profiled = false;
@@ -61,6 +68,10 @@ struct AttachIndex {
   std::vector<SkippedGraph> skipped;
   uint64_t dropped_records = 0;
   std::vector<std::string> errors;
+  // Set by `graphscope --exec` for a process that ended without its exit
+  // handlers: documents it queued (journal.txt) that its last index snapshot
+  // does not list, each "FILE (written ...)" or "FILE (lost: ...)".
+  std::vector<std::string> unindexed;
 };
 
 /// graphscope.attach-run/1: the whole run.

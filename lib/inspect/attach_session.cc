@@ -115,10 +115,16 @@ bool AttachSession::skip_after_walk(uint32_t exec_id, size_t root_nodes) {
   return true;
 }
 
-size_t AttachSession::dumped(uint32_t exec_id, const GraphDocument& doc) {
+namespace {
+
+// "" for version 1, ".vN" after: graph-ID.vN.json, profile-ID.vN.json.
+std::string version_suffix(const AttachedGraph& g) { return g.version > 1 ? ".v" + std::to_string(g.version) : ""; }
+
+AttachedGraph entry_of(uint32_t exec_id, uint32_t version, const GraphDocument& doc) {
   AttachedGraph g;
   g.exec_graph_id = exec_id;
-  g.file = "graph-" + std::to_string(exec_id) + ".json";
+  g.version = version;
+  g.file = "graph-" + std::to_string(exec_id) + version_suffix(g) + ".json";
   g.nodes = doc.root.nodes.size();
   g.nodes_with_bodies = total_nodes(doc.root);
   for (const auto& n : doc.root.nodes) {
@@ -126,10 +132,37 @@ size_t AttachSession::dumped(uint32_t exec_id, const GraphDocument& doc) {
     g.first_kernels.push_back(short_kernel_name(n.kernel_name, 60));
     if (g.first_kernels.size() == 3) break;
   }
-  index_.graphs.push_back(std::move(g));
+  if (doc.exec_version) {
+    g.updated_by = doc.exec_version->updated_by;
+    g.not_recorded = doc.exec_version->not_recorded;
+  }
+  return g;
+}
+
+}  // namespace
+
+size_t AttachSession::dumped(uint32_t exec_id, const GraphDocument& doc) {
+  index_.graphs.push_back(entry_of(exec_id, 1, doc));
   windows_.emplace_back();
   return index_.graphs.size() - 1;
 }
+
+std::optional<size_t> AttachSession::updated(size_t g, const GraphDocument& doc) {
+  AttachedGraph& before = index_.graphs[g];
+  const uint32_t version = doc.exec_version ? doc.exec_version->version : before.version + 1;
+  if (version > kMaxExecVersions) {
+    if (before.not_recorded.empty() || before.not_recorded.back().rfind("more than ", 0) != 0)
+      before.not_recorded.push_back("more than " + std::to_string(kMaxExecVersions) +
+                                    " versions: later updates of this exec graph are not recorded");
+    return std::nullopt;
+  }
+  before.superseded = true;
+  index_.graphs.push_back(entry_of(before.exec_graph_id, version, doc));
+  windows_.emplace_back();
+  return index_.graphs.size() - 1;
+}
+
+void AttachSession::unchanged_update(size_t g) { ++index_.graphs[g].unchanged_updates; }
 
 bool AttachSession::launched(size_t g, uint32_t correlation) {
   AttachedGraph& x = index_.graphs[g];
@@ -171,8 +204,8 @@ Trace AttachSession::replays_of(size_t g, const Trace& all, uint64_t dropped_rec
 void AttachSession::profiled(size_t g, const ProfileReport& r) {
   AttachedGraph& x = index_.graphs[g];
   x.profiled = true;
-  x.profile_file = "profile-" + std::to_string(x.exec_graph_id) + ".json";
-  x.trace_file = "trace-" + std::to_string(x.exec_graph_id) + ".json";
+  x.profile_file = "profile-" + std::to_string(x.exec_graph_id) + version_suffix(x) + ".json";
+  x.trace_file = "trace-" + std::to_string(x.exec_graph_id) + version_suffix(x) + ".json";
   x.fake = r.fake;
   x.blocking = r.blocking;
   x.makespan_us = r.makespan_us;
@@ -185,7 +218,8 @@ std::string AttachSession::report_text(const std::function<std::string(size_t g)
   std::string out;
   for (size_t g = 0; g < index_.graphs.size(); ++g) {
     const AttachedGraph& x = index_.graphs[g];
-    out += "== pid " + std::to_string(index_.pid) + ", exec graph " + std::to_string(x.exec_graph_id) + " (" +
+    out += "== pid " + std::to_string(index_.pid) + ", exec graph " + std::to_string(x.exec_graph_id) +
+           (x.version > 1 ? " version " + std::to_string(x.version) : std::string()) + " (" +
            std::to_string(x.nodes) + " nodes, " + std::to_string(x.launches) + " launches)\n";
     out += x.profiled ? report_of(g) : "not profiled: " + x.profile_error + "\n";
     out += "\n";

@@ -68,6 +68,14 @@ class AttachSession {
   /// The graph is dumped: its index entry (file name, node counts, first
   /// kernels). Returns its number, for launched() and the profile calls.
   size_t dumped(uint32_t exec_id, const GraphDocument& doc);
+  /// Dumped graph g's exec graph was changed after instantiation and doc is
+  /// its next version (doc.exec_version says which and by what): a new
+  /// entry, launches from now on count there, g is superseded. Nullopt
+  /// (said in g's not_recorded) past kMaxExecVersions versions.
+  std::optional<size_t> updated(size_t g, const GraphDocument& doc);
+  /// An update call on g's exec graph changed nothing a document records.
+  void unchanged_update(size_t g);
+  static constexpr uint32_t kMaxExecVersions = 32;
 
   /// A launch of dumped graph g with this correlation id: counted; true
   /// when it is one of the replays to analyse (after skip_replays, at most

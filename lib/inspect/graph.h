@@ -213,6 +213,16 @@ struct GraphMemory {
 
 /// One graph document: the root graph plus what is known about where it came
 /// from. Extensions beyond PyTorch's dict are optional.
+/// An exec graph changed after instantiation (cudaGraphExecUpdate, per-node
+/// setters such as cudaGraphExecKernelNodeSetParams): which version of it a
+/// document shows. Version 1 is the graph as instantiated.
+struct ExecVersion {
+  uint32_t version = 1;
+  std::vector<std::string> updated_by;    // the calls that made it from the version before, once each, in order
+  std::vector<std::string> not_recorded;  // changes this document does not show, each with why
+  std::vector<uint32_t> disabled_nodes;   // root nodes cudaGraphNodeSetEnabled turned off (they do not run)
+};
+
 struct GraphDocument {
   std::optional<uint32_t> exec_graph_id;  // null when never instantiated
   Graph root;
@@ -227,6 +237,7 @@ struct GraphDocument {
   std::optional<CaptureInfo> capture;
   std::optional<CaptureTimings> timings;
   std::optional<GraphMemory> graph_memory;
+  std::optional<ExecVersion> exec_version;  // set when the exec graph was updated (attach)
   // Top-level keys this version does not know, as JSON text, passed through
   // unchanged (written after the known ones). A known key whose value has
   // another shape than this version writes (an unknown member, a wrong type)

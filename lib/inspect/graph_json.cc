@@ -176,6 +176,35 @@ class Reader {
       if (ok && !doc.graph_memory) doc.graph_memory = g;
       return ok;
     }
+    if (k == "exec_version") {
+      ExecVersion e;
+      bool have_version = false;
+      auto texts = [&](uint32_t x, std::vector<std::string>* out) {
+        if (t_.at(x).kind != Kind::array || !out->empty()) return false;
+        out->resize(t_.at(x).count);
+        for (uint32_t i = 0; i < out->size(); ++i)
+          if (!text(t_.element(x, i), &(*out)[i])) return false;
+        return true;
+      };
+      bool ok = members([&](std::string_view m, uint32_t x) {
+        uint64_t n = 0;
+        if (m == "version") return !have_version && count(x, &n) && n >= 1 && n <= UINT32_MAX &&
+                                   (e.version = uint32_t(n), have_version = true);
+        if (m == "updated_by") return texts(x, &e.updated_by);
+        if (m == "not_recorded") return texts(x, &e.not_recorded);
+        if (m == "disabled_nodes") {
+          if (t_.at(x).kind != Kind::array || !e.disabled_nodes.empty()) return false;
+          for (uint32_t i = 0; i < t_.at(x).count; ++i) {
+            if (!count(t_.element(x, i), &n) || n > UINT32_MAX) return false;
+            e.disabled_nodes.push_back(uint32_t(n));
+          }
+          return true;
+        }
+        return false;
+      });
+      if (ok && have_version && !doc.exec_version) doc.exec_version = std::move(e);
+      return ok && have_version;
+    }
     return false;
   }
 
@@ -800,6 +829,18 @@ void write_capture_record(JsonWriter& out, const GraphDocument& doc) {
     w.key_literal("reserved_current").value(m->reserved_current).key_literal("reserved_high").value(m->reserved_high);
     w.end_object();
     out.key_literal("graph_memory").raw(w.view());
+  }
+  if (const auto& e = doc.exec_version) {
+    w.clear();
+    w.begin_object().key_literal("version").value(uint64_t(e->version));
+    w.key_literal("updated_by").begin_array();
+    for (const auto& x : e->updated_by) w.value(x);
+    w.end_array().key_literal("not_recorded").begin_array();
+    for (const auto& x : e->not_recorded) w.value(x);
+    w.end_array().key_literal("disabled_nodes").begin_array();
+    for (uint32_t x : e->disabled_nodes) w.value(uint64_t(x));
+    w.end_array().end_object();
+    out.key_literal("exec_version").raw(w.view());
   }
 }
 

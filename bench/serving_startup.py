@@ -1,0 +1,101 @@
+"""A serving engine's start-up, in small (GPU machine only; knows nothing of
+graphscope): transformers' Llama built from a config (random weights, no
+download), one CUDA graph of a decode step per batch size from 50 down to 1
+sharing one memory pool, as vLLM and SGLang capture them, plus one graph of
+a deeper model of at least 3,000 nodes. Then each graph is replayed, and the
+application's own time per replay measured.
+
+    python3 serving_startup.py [--timing FILE] [--batches 50] [--layers 8]
+                               [--big-layers 70] [--replays 30]
+
+Writes (with --timing) JSON: capture_instantiate_s (the sum over every graph
+of its `with torch.cuda.graph(...)` block, which instantiates when it ends,
+each followed by a synchronize), per_graph_s, big_graph_s, and replay_us
+{bs1, bs50, big}: the median over --replays of one replay each (launch and
+synchronize). Prints one line.
+"""
+import argparse
+import json
+import statistics
+import time
+
+import torch
+
+
+def build(layers):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(hidden_size=256, intermediate_size=688, num_hidden_layers=layers, num_attention_heads=4,
+                      num_key_value_heads=4, vocab_size=2000, max_position_embeddings=256)
+    torch.manual_seed(0)
+    return LlamaForCausalLM(cfg).cuda().eval()
+
+
+def warm(model, ids):
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            model(ids, use_cache=False)
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+
+
+def capture(model, ids, pool):
+    g = torch.cuda.CUDAGraph()
+    t0 = time.perf_counter()
+    with torch.cuda.graph(g, pool=pool):
+        out = model(ids, use_cache=False).logits
+    torch.cuda.synchronize()
+    return g, out, time.perf_counter() - t0
+
+
+def replay_us(g, n):
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        g.replay()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) * 1e6)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--timing")
+    ap.add_argument("--batches", type=int, default=50)
+    ap.add_argument("--layers", type=int, default=8)
+    ap.add_argument("--big-layers", type=int, default=70)
+    ap.add_argument("--replays", type=int, default=30)
+    a = ap.parse_args()
+    model, big = build(a.layers), build(a.big_layers)
+    graphs, per_graph = {}, []
+    with torch.no_grad():
+        pool = None
+        for bs in range(a.batches, 0, -1):  # largest first, as servers do
+            ids = torch.randint(0, 2000, (bs, 1), device="cuda")
+            warm(model, ids)
+            g, out, s = capture(model, ids, pool)
+            pool = g.pool()
+            graphs[bs] = (g, out)
+            per_graph.append(s)
+        ids = torch.randint(0, 2000, (1, 1), device="cuda")
+        warm(big, ids)
+        gbig, _, big_s = capture(big, ids, pool)
+        for g, _ in graphs.values():
+            g.replay()
+        torch.cuda.synchronize()
+        r = {"bs1": replay_us(graphs[1][0], a.replays), "bs%d" % a.batches: replay_us(graphs[a.batches][0], a.replays),
+             "big": replay_us(gbig, a.replays)}
+    total = sum(per_graph) + big_s
+    res = {"capture_instantiate_s": total, "per_graph_s": per_graph, "big_graph_s": big_s, "replay_us": r,
+           "graphs": len(per_graph) + 1}
+    if a.timing:
+        with open(a.timing, "w") as f:
+            json.dump(res, f)
+    print("serving start-up: %d graphs, capture + instantiate %.1f ms (big graph %.1f ms); replay us %s" %
+          (res["graphs"], total * 1e3, big_s * 1e3, " ".join("%s %.1f" % kv for kv in r.items())))
+
+
+if __name__ == "__main__":
+    main()

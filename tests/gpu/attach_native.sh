@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# gpu.attach_native: graphscope attached (`capture --exec`, `profile --exec`)
+# to a native program that does what real applications do to graphs
+# (samples/apps/attach_stress.cu), issue 17's "safe inside real
+# applications". Checks, on this machine's GPU:
+#  - 4 threads capturing at once (thread-local mode), every graph destroyed
+#    right after instantiation: every graph dumped once, none mixed up;
+#  - an exec graph changed after instantiation (cudaGraphExecUpdate, kernel
+#    and memset setters, a setter that changes nothing): one document per
+#    version, each showing what ran, the old ones marked superseded, and
+#    profile --exec joins each version's records to its own document;
+#  - fork() without exec: the child exits with its own status and writes
+#    nothing, the parent's output is complete;
+#  - cudaDeviceReset between graphs: graphs on both sides dumped, exit code
+#    kept;
+#  - SIGKILL mid-run: the index is valid JSON, says it is incomplete, and
+#    lists only files that exist and read.
+# The application's results are checked by itself (a wrong one exits 1) and
+# its exit code must pass through. Exits 77 (ctest: skipped) without a GPU.
+#   attach_native.sh GRAPHSCOPE ATTACH_STRESS WORK_DIR
+set -uo pipefail
+gs=$1 app=$2 work=$3
+here=$(cd "$(dirname "$0")" && pwd)
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "no GPU on this machine: skipped"; exit 77
+fi
+rm -rf "$work"; mkdir -p "$work"
+status=0
+fail() { echo "FAIL $*"; status=1; }
+
+# run NAME WANT_RC -- graphscope arguments...: runs with a time limit (a
+# deadlock fails instead of hanging) and checks the exit code.
+run() {
+  local name=$1 want=$2; shift 3
+  timeout 300 "$gs" "$@" > "$work/$name.out" 2>&1
+  local rc=$?
+  if [ "$rc" -ne "$want" ]; then fail "$name: exit $rc, expected $want"; tail -20 "$work/$name.out"; return 1; fi
+  grep -q WRONG "$work/$name.out" && { fail "$name: the application computed a wrong result"; return 1; }
+  return 0
+}
+
+check() {  # name dir what
+  python3 "$here/check_attach_native.py" "$3" "$2" "$work/$1.out" && echo "ok $1" || fail "$1"
+}
+
+run threads 0 -- capture --exec --out-dir "$work/threads" -- "$app" threads 5 && check threads "$work/threads" threads
+run update 0 -- capture --exec --out-dir "$work/update" -- "$app" update 4 && check update "$work/update" update
+run update_profile 0 -- profile --exec --out-dir "$work/update_profile" -o "$work/update_profile.txt" -- "$app" update 4 &&
+  check update_profile "$work/update_profile" update_profile
+run fork 0 -- capture --exec --out-dir "$work/fork" -- "$app" fork && check fork "$work/fork" fork
+run fork_profile 0 -- profile --exec --out-dir "$work/fork_profile" -o "$work/fork_profile.txt" -- "$app" fork &&
+  check fork_profile "$work/fork_profile" fork
+run reset 5 -- capture --exec --out-dir "$work/reset" -- "$app" reset && check reset "$work/reset" reset
+run reset_profile 5 -- profile --exec --warmup 0 --out-dir "$work/reset_profile" -o "$work/reset_profile.txt" -- "$app" reset &&
+  check reset_profile "$work/reset_profile" reset
+run kill 137 -- capture --exec --out-dir "$work/kill" -- "$app" kill && check kill "$work/kill" kill
+exit $status

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Checks one output directory of tests/gpu/attach_native.sh.
+
+    check_attach_native.py CASE OUT_DIR LOG
+
+CASE is threads, update, update_profile, fork, reset or kill. Prints what
+it found; exits 1 with a line per problem."""
+import collections
+import glob
+import json
+import os
+import sys
+
+case, out, log = sys.argv[1:4]
+problems = []
+
+
+def bad(msg):
+    problems.append(msg)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+pids = sorted(glob.glob(os.path.join(out, "pid-*")))
+if len(pids) != 1:
+    print(f"FAIL expected one process directory, found {len(pids)}: {pids}")
+    sys.exit(1)
+pdir = pids[0]
+index = load(os.path.join(pdir, "index.json"))  # valid JSON in every case, SIGKILL too
+graphs = index["graphs"]
+for g in graphs:
+    path = os.path.join(pdir, g["file"])
+    if not os.path.exists(path):
+        bad(f"the index lists {g['file']}, which does not exist")
+    else:
+        g["doc"] = load(path)
+text = open(log).read()
+
+
+def kernels(doc):
+    return [n for n in doc["nodes"] if n["node_type"] == "kernel"]
+
+
+if case == "threads":
+    if len(graphs) != 20:
+        bad(f"{len(graphs)} graphs dumped, expected 20 (4 threads x 5)")
+    shapes = collections.Counter()
+    for g in graphs:
+        ks = kernels(g["doc"])
+        grids = {tuple(k["kernel"]["grid"]) for k in ks}
+        shapes[(len(ks), tuple(sorted(grids)))] += 1
+    # Thread t: t+2 kernels, all of grid t+1: a mixed-up graph has another shape.
+    want = {(t + 2, ((t + 1, 1, 1),)): 5 for t in range(4)}
+    if dict(shapes) != want:
+        bad(f"graph shapes {dict(shapes)}, expected {want}")
+    ids = [g["exec_graph_id"] for g in graphs]
+    if len(set(ids)) != len(ids):
+        bad("an exec graph was dumped twice")
+    if not index["complete"]:
+        bad("index not complete after a normal exit")
+    print(f"threads: {len(graphs)} graphs, shapes {dict(shapes)}")
+
+elif case in ("update", "update_profile"):
+    if len(graphs) != 3:
+        bad(f"{len(graphs)} index entries, expected 3 versions of one exec graph")
+    else:
+        v1, v2, v3 = graphs
+        if len({g["exec_graph_id"] for g in graphs}) != 1:
+            bad("the versions name different exec graphs")
+        if [g.get("version", 1) for g in graphs] != [1, 2, 3]:
+            bad(f"versions {[g.get('version', 1) for g in graphs]}")
+        if not (v1.get("superseded") and v2.get("superseded") and not v3.get("superseded")):
+            bad("superseded marks wrong")
+        if v2.get("updated_by") != ["cuGraphExecUpdate"]:
+            bad(f"version 2 updated_by {v2.get('updated_by')}")
+        if sorted(v3.get("updated_by", [])) != ["cuGraphExecKernelNodeSetParams", "cuGraphExecMemsetNodeSetParams"]:
+            bad(f"version 3 updated_by {v3.get('updated_by')}")
+        if v3.get("unchanged_updates") != 1:
+            bad(f"version 3 unchanged_updates {v3.get('unchanged_updates')}, expected 1 (the argument-only setter)")
+        d1, d2, d3 = v1["doc"], v2["doc"], v3["doc"]
+        if {tuple(k["kernel"]["grid"]) for k in kernels(d1)} != {(1, 1, 1)}:
+            bad("version 1 does not show grid 1")
+        if {tuple(k["kernel"]["grid"]) for k in kernels(d2)} != {(4, 1, 1)}:
+            bad("version 2 does not show cudaGraphExecUpdate's grid 4")
+        if d2.get("exec_version", {}).get("version") != 2 or d3.get("exec_version", {}).get("version") != 3:
+            bad("documents do not say their version")
+        memset = [n for n in d3["nodes"] if n["node_type"] == "memset"]
+        if not memset or memset[0]["memset"]["value"] != 10:
+            bad("version 3 does not show the memset of 10")
+        k3 = kernels(d3)
+        names = d3.get("kernel_names", {})
+        first = names.get(k3[0]["kernel_name"], k3[0]["kernel_name"]) if k3 else ""
+        if "scale_kernel" not in first:
+            bad(f"version 3's first kernel is {first}, expected scale_kernel")
+        if [n.get("tools_id") for n in d1["nodes"]] != [n.get("tools_id") for n in d3["nodes"]] or \
+           [n.get("tools_id") for n in d1["nodes"]] != [n.get("tools_id") for n in d2["nodes"]]:
+            bad("node ids differ between versions (records carry the instantiated graph's)")
+        if case == "update_profile":
+            for g in graphs:
+                if not g.get("profile"):
+                    bad(f"version {g.get('version', 1)} not profiled: {g.get('profile_error')}")
+                    continue
+                p = load(os.path.join(pdir, g["profile"]))
+                # Each version's replays join its own document: nothing unmatched.
+                sm = p["summary"]
+                if sm["unmatched_records"] or sm["nodes_without_records"] or p["replays"] < 1:
+                    bad(f"version {g.get('version', 1)}: {p['replays']} replays, {sm['nodes_without_records']} nodes "
+                        f"without records, {sm['unmatched_records']} records matching no node")
+            report = open(out + ".txt").read() if os.path.exists(out + ".txt") else ""
+            for v in (2, 3):
+                if f"version {v} (" not in report:
+                    bad(f"report.txt has no block for version {v}")
+            lines = [l for l in report.splitlines() if l.startswith("records") or l.startswith("==")]
+            print("\n".join(lines))
+    if "updated (cuGraphExecUpdate): version 2" not in text:
+        bad("stderr does not say the graph was updated")
+    print(f"update: {[(g.get('version', 1), g.get('updated_by'), g.get('unchanged_updates', 0)) for g in graphs]}")
+
+elif case == "fork":
+    if "child: exited 7, ok" not in text:
+        bad("the child did not exit 7")
+    if len(graphs) != 2 or not index["complete"]:
+        bad(f"parent: {len(graphs)} graphs, complete {index['complete']}: expected 2, true")
+    print(f"fork: parent {index['pid']}: {len(graphs)} graphs, complete {index['complete']}")
+
+elif case == "reset":
+    if len(graphs) != 2 or not index["complete"]:
+        bad(f"{len(graphs)} graphs, complete {index['complete']}: expected 2 (one each side of the reset), true")
+    got = sorted(len(kernels(g["doc"])) for g in graphs if "doc" in g)
+    if got != [3, 4]:
+        bad(f"kernels per graph {got}, expected [3, 4]")
+    print(f"reset: {len(graphs)} graphs, kernels {got}, errors {index.get('errors')}")
+
+elif case == "kill":
+    if index["complete"]:
+        bad("a killed process's index says complete")
+    # The second graph was dumped microseconds before the kill: its document
+    # and index snapshot may still have been queued. Then the run index (made
+    # by graphscope after the process died) must say so from the journal.
+    run = load(os.path.join(out, "index.json"))
+    unindexed = [u for p in run["processes"] for u in p.get("unindexed", [])]
+    if len(graphs) + len(unindexed) != 2:
+        bad(f"{len(graphs)} graphs listed and {len(unindexed)} said not in the index ({unindexed}): expected 2 in all")
+    if unindexed and "not in its index" not in text:
+        bad("the summary does not say which documents are not in the index")
+    print(f"kill: complete {index['complete']}, {len(graphs)} graphs listed (files present and valid), "
+          f"not in the index: {unindexed}")
+
+else:
+    bad(f"unknown case {case}")
+
+for p in problems:
+    print("FAIL", p)
+sys.exit(1 if problems else 0)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The serving-scale issue's (17) GPU run, in one call on the device machine:
+# graphscope attached to a native program that updates, forks, resets and
+# kills (gpu.attach_native), the PyTorch attach tests, the samples, and the
+# serving-like start-up benchmark. Built files travel in .dev/ (graphscope,
+# its injection library and live module, attach_stress,
+# libbare_cupti_inject.so, samples/) with their libraries in .devlibs/.
+# Writes logs under $OUT, in one archive.
+#   bash tests/gpu/device_serving.sh [safety|bench|all] [RUNS]
+set -uo pipefail
+root=$PWD
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+export LD_LIBRARY_PATH=$root/.devlibs GVBINDIR=$root/.devlibs/graphviz
+export GRAPHSCOPE_INJECTION_LIBRARY=$root/.dev/libgraphscope_inject.so GRAPHSCOPE_LIVE_LIBRARY=$root/.dev/libgraphscope_live.so
+part=${1:-all} runs=${2:-3}
+{
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)"
+  date -u +"%Y-%m-%d %H:%M UTC"
+} > "$out/device.txt" 2>&1
+cat "$out/device.txt"
+t() {
+  local name=$1; shift
+  local s=$SECONDS
+  ( "$@" ) > "$out/$name.log" 2>&1
+  echo "== $name: exit $? ($((SECONDS - s)) s)"; tail -n 12 "$out/$name.log"
+}
+if [ "$part" = safety ] || [ "$part" = all ]; then
+  t attach_native bash tests/gpu/attach_native.sh .dev/graphscope .dev/attach_stress /tmp/native
+  cp /tmp/native/*.out /tmp/native/*.txt "$out/" 2>/dev/null
+  t capture_samples bash tests/gpu/capture_samples.sh .dev/graphscope .dev/samples /tmp/cap
+  t profile_samples bash tests/gpu/profile_run.sh .dev/graphscope .dev/samples
+  t attach_torch bash tests/gpu/attach_torch.sh .dev/graphscope /tmp/attach
+fi
+if [ "$part" = bench ] || [ "$part" = all ]; then
+  t serving_startup bash bench/serving_startup.sh .dev/graphscope "$root/.dev/libbare_cupti_inject.so" "$runs"
+fi
+(cd "$out" && tar -czf /tmp/results.tgz --exclude=results.tgz . && mv /tmp/results.tgz . &&
+  find . -mindepth 1 ! -name results.tgz ! -name device.txt -delete)
+ls "$out"
