@@ -1,5 +1,6 @@
-// JSON write and read of a 100k-node graph document (target: each under
-// 0.5 s on the 2-core development machine). The graph has the shape of the
+// JSON write and read of a 100k-node graph document (targets on the 2-core
+// development machine: write under 0.5 s; read and validate under 150 ms,
+// issue 17). The graph has the shape of the
 // recorded 100k-node benchmark graph: chained blocks of fork, four branches
 // and join, kernels with launch geometry and ids, a memset every 50 blocks.
 //
@@ -10,6 +11,7 @@
 
 #include "bench_util.h"
 #include "inspect/graph_json.h"
+#include "inspect/json_tape.h"
 #include "inspect/json_writer.h"
 #include "inspect/validate.h"
 
@@ -59,20 +61,29 @@ int main(int argc, char** argv) {
   GraphDocument doc = make_graph(n);
   validate_graph(doc, "bench");
   std::string text;
-  std::vector<double> w, r, rv;
+  std::vector<double> w, t, r, v, rv;
   for (int i = 0; i < reps; ++i) w.push_back(bench::time_ms([&] { text = write_graph_json(doc); }));
+  // The tape alone (issue 17: how much of a read is the parse), then the
+  // read as commands do it; read + validate is taken per call, so its median
+  // is of whole calls.
+  for (int i = 0; i < reps; ++i) t.push_back(bench::time_ms([&] { JsonTape::parse(text, "bench", 64); }));
   for (int i = 0; i < reps; ++i) {
     GraphDocument back;
     r.push_back(bench::time_ms([&] { back = read_graph_json(text, "bench"); }));
-    rv.push_back(bench::time_ms([&] { validate_graph(back, "bench"); }));
+    v.push_back(bench::time_ms([&] { validate_graph(back, "bench"); }));
+    rv.push_back(r.back() + v.back());
     if (back.root.nodes.size() != n) return 1;
   }
-  auto sw = bench::stats(w), sr = bench::stats(r), sv = bench::stats(rv);
+  auto row = [](const char* step, const std::vector<double>& x, const char* target) {
+    auto s = bench::stats(x);
+    std::printf("%-22s %10.1f %10.1f %10s\n", step, s.best, s.median, target);
+  };
   std::printf("json: %u nodes, %.1f MB\n", n, text.size() / 1e6);
   std::printf("%-22s %10s %10s %10s\n", "step", "best ms", "median ms", "target ms");
-  std::printf("%-22s %10.1f %10.1f %10d\n", "write_graph_json", sw.best, sw.median, 500);
-  std::printf("%-22s %10.1f %10.1f %10d\n", "read_graph_json", sr.best, sr.median, 500);
-  std::printf("%-22s %10.1f %10.1f %10s\n", "  + validate_graph", sv.best, sv.median, "");
-  std::printf("%-22s %10.1f %10.1f %10d\n", "read + validate", sr.best + sv.best, sr.median + sv.median, 500);
+  row("write_graph_json", w, "500");
+  row("  JsonTape::parse", t, "");
+  row("read_graph_json", r, "");
+  row("  + validate_graph", v, "");
+  row("read + validate", rv, "150");
   return 0;
 }

@@ -284,11 +284,18 @@ class Reader {
     for (uint32_t i = 0; i < n; ++i) out[i] = r_.u32(t_.element(v, i), JsonPath(path, i));
   }
 
+  // Straight into the node's edges (their types and ports come later).
+  void dependencies(uint32_t v, const JsonPath& path, std::vector<Dependency>& out) const {
+    r_.expect(v, Kind::array, path, "an array of node indices");
+    uint32_t n = t_.at(v).count;
+    out.resize(n);
+    for (uint32_t i = 0; i < n; ++i) out[i].from = r_.u32(t_.element(v, i), JsonPath(path, i));
+  }
+
   // Returns whether the node carried a dependents list.
   bool node(uint32_t v, const JsonPath& path, Node& n, int depth) {
     r_.expect(v, Kind::object, path, "a node object");
     bool have_index = false, have_type = false, have_deps = false, have_dependents = false;
-    std::vector<uint32_t> deps;
     uint32_t types = kAbsent, ports = kAbsent;
     for (uint32_t i = 0, c = t_.at(v).count; i < c; ++i) {
       std::string_view k = t_.member_key(v, i);
@@ -311,7 +318,7 @@ class Reader {
         if (t_.at(x).kind != Kind::null) n.kernel_name = std::string(r_.string(x, p));
       } else if (k == "event_ptr") {
         if (t_.at(x).kind != Kind::null) n.event_ptr = r_.u64(x, p);
-      } else if (k == "dependencies") indices(x, p, deps), have_deps = true;
+      } else if (k == "dependencies") dependencies(x, p, n.dependencies), have_deps = true;
       else if (k == "dependents") indices(x, p, n.dependents), have_dependents = true;
       else if (k == "dependency_types") types = x;
       else if (k == "dependency_ports") ports = x;
@@ -362,13 +369,12 @@ class Reader {
     if (!have_index) r_.fail(path, "has no index");
     if (!have_type) r_.fail(path, "has no node_type");
     if (!have_deps) r_.fail(path, "has no dependencies");
-    n.dependencies.resize(deps.size());
-    for (size_t i = 0; i < deps.size(); ++i) n.dependencies[i].from = deps[i];
+    const size_t deps = n.dependencies.size();
     if (types != kAbsent) {
       JsonPath p(path, "dependency_types");
       r_.expect(types, Kind::array, p, "an array of edge types");
-      if (t_.at(types).count != deps.size()) r_.fail(p, "has a different length than dependencies");
-      for (uint32_t i = 0; i < deps.size(); ++i) {
+      if (t_.at(types).count != deps) r_.fail(p, "has a different length than dependencies");
+      for (uint32_t i = 0; i < deps; ++i) {
         JsonPath ep(p, i);
         std::string_view s = r_.string(t_.element(types, i), ep);
         if (!parse_edge_type(s, &n.dependencies[i].type))
@@ -378,8 +384,8 @@ class Reader {
     if (ports != kAbsent) {
       JsonPath p(path, "dependency_ports");
       r_.expect(ports, Kind::array, p, "an array of [from_port, to_port] pairs");
-      if (t_.at(ports).count != deps.size()) r_.fail(p, "has a different length than dependencies");
-      for (uint32_t i = 0; i < deps.size(); ++i) {
+      if (t_.at(ports).count != deps) r_.fail(p, "has a different length than dependencies");
+      for (uint32_t i = 0; i < deps; ++i) {
         JsonPath ep(p, i);
         uint32_t pair = t_.element(ports, i);
         r_.expect(pair, Kind::array, ep, "a [from_port, to_port] pair");

@@ -39,6 +39,18 @@ void append_utf8(std::string& out, uint32_t cp) {
   }
 }
 
+// Whether any of the eight bytes of w (in memory order) ends a run of plain
+// string bytes: a quote, a backslash, a control character or a byte of 0x80
+// and above. Exact per byte: no borrow crosses bytes, since each test works
+// on bytes below 0x80 (the high bit is taken apart).
+bool has_special(uint64_t w) {
+  constexpr uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+  uint64_t low7 = w & ~high;  // each byte below 0x80
+  auto is_zero = [&](uint64_t x) { return ~(((x & ~high) + ~high) | x) & high; };  // per byte: x == 0
+  uint64_t control = ~(low7 + ones * (0x80 - 0x20)) & high;  // per byte: low7 < 0x20
+  return ((w & high) | control | is_zero(w ^ (ones * '"')) | is_zero(w ^ (ones * '\\'))) != 0;
+}
+
 // Length of a valid UTF-8 sequence at p (lead byte >= 0x80), 0 if invalid.
 size_t utf8_sequence(const char* p, const char* end) {
   auto b = [&](size_t k) { return static_cast<unsigned char>(p[k]); };
@@ -102,7 +114,13 @@ struct TapeBuilder {
     const char* run = p;
     size_t off = t.arena_.size();
     for (;;) {
-      // Fast scan of plain ASCII.
+      // Fast scan of plain ASCII: eight bytes at a time, then byte by byte.
+      while (end - p >= 8) {
+        uint64_t w;
+        std::memcpy(&w, p, 8);
+        if (has_special(w)) break;
+        p += 8;
+      }
       while (p < end && static_cast<unsigned char>(*p) >= 0x20 && *p != '"' && *p != '\\' &&
              static_cast<unsigned char>(*p) < 0x80)
         ++p;
@@ -117,7 +135,7 @@ struct TapeBuilder {
         continue;
       }
       // A backslash escape.
-      t.arena_.append(run, p);
+      t.arena_.append(run, size_t(p - run));
       ++p;
       if (p == end) fail(start, "unterminated string");
       switch (*p) {
@@ -158,7 +176,7 @@ struct TapeBuilder {
       }
       run = ++p;
     }
-    t.arena_.append(run, p);
+    t.arena_.append(run, size_t(p - run));
     ++p;  // closing quote
     size_t len = t.arena_.size() - off;
     if (t.arena_.size() >= UINT32_MAX) fail(start, "strings larger than 4 GiB in all");
@@ -174,12 +192,15 @@ struct TapeBuilder {
     bool neg = false, integral = true;
     if (*p == '-') neg = true, ++p;
     if (p == end || !is_digit(*p)) fail(start, "bad number");
+    const char* digits = p;
+    uint64_t magnitude = 0;  // exact for up to 19 digits
     if (*p == '0') {
       ++p;
       if (p < end && is_digit(*p)) fail(start, "leading zero in number");
     } else {
-      while (p < end && is_digit(*p)) ++p;
+      while (p < end && is_digit(*p)) magnitude = magnitude * 10 + uint64_t(*p++ - '0');
     }
+    const bool short_integer = p - digits <= 19;
     if (p < end && *p == '.') {
       integral = false;
       ++p;
@@ -194,6 +215,19 @@ struct TapeBuilder {
       while (p < end && is_digit(*p)) ++p;
     }
     JsonTape::Value v;
+    // Most numbers are integers of a few digits: taken as scanned.
+    if (integral && short_integer) {
+      if (!neg) {
+        v.kind = JsonTape::Kind::unsigned_integer;
+        v.u = magnitude;
+        return add(v);
+      }
+      if (magnitude <= uint64_t(1) << 63) {
+        v.kind = JsonTape::Kind::integer;
+        v.i = int64_t(0 - magnitude);  // two's complement: -2^63 included
+        return add(v);
+      }
+    }
     if (integral) {
       if (neg) {
         int64_t x;

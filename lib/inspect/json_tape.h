@@ -1,4 +1,4 @@
-// A compact, read-only JSON value tree ("tape") filled by nlohmann's SAX
+// A compact, read-only JSON value tree ("tape") filled by our own strict
 // parser: one flat array of values, children stored contiguously, strings in
 // one arena. Much faster and smaller than a DOM of maps for large documents,
 // and every lookup error can name the JSON path at fault.

@@ -76,6 +76,48 @@ TEST_CASE("the tape parser agrees with nlohmann on mutated graph documents") {
   }
 }
 
+TEST_CASE("strings agree with nlohmann wherever a special byte falls in the eight-byte scan") {
+  // The scan takes eight bytes at a time: a quote, an escape, a control
+  // character or a UTF-8 byte (valid or not) is found at every offset.
+  for (const char* special : {"\"", "\\n", "\\u00e9", "\x01", "\x1f", "\x7f", "\xC3\xA9", "\xFF", "\xE2\x82"}) {
+    for (size_t len = 0; len < 20; ++len) {
+      for (size_t at = 0; at <= len; ++at) {
+        std::string body(len, 'a');
+        body.insert(at, special);
+        agree("\"" + body + "\"");
+        agree("[\"" + body + "\", 1]");
+      }
+    }
+  }
+}
+
+TEST_CASE("integers keep their kind and value at the edges of 64 bits") {
+  using Kind = JsonTape::Kind;
+  struct Case {
+    const char* text;
+    Kind kind;
+    const char* as_json;
+  };
+  for (const Case& c : {
+           Case{"0", Kind::unsigned_integer, "0"},
+           Case{"-0", Kind::integer, "0"},
+           Case{"9999999999999999999", Kind::unsigned_integer, "9999999999999999999"},
+           Case{"18446744073709551615", Kind::unsigned_integer, "18446744073709551615"},
+           Case{"18446744073709551616", Kind::real, "18446744073709551616.0"},
+           Case{"-9223372036854775807", Kind::integer, "-9223372036854775807"},
+           Case{"-9223372036854775808", Kind::integer, "-9223372036854775808"},
+           Case{"-9223372036854775809", Kind::real, "-9223372036854775808.0"},
+           Case{"-9999999999999999999", Kind::real, "-1e+19"},
+           Case{"12e0", Kind::real, "12.0"},
+           Case{"-7.0", Kind::real, "-7.0"},
+       }) {
+    CAPTURE(c.text);
+    JsonTape t = JsonTape::parse(c.text, "n");
+    CHECK(t.at(t.root()).kind == c.kind);
+    CHECK(t.to_json(t.root()) == c.as_json);
+  }
+}
+
 TEST_CASE("errors give line and column") {
   try {
     JsonTape::parse("{\n  \"a\": [1,\n  2,, 3]}", "f.json");

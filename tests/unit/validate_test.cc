@@ -65,6 +65,31 @@ TEST_CASE("tools ids must be (graph_id << 32) | node_id") {
   CHECK(problem(doc) == "g.json (nodes[2].node_id: 1 is used by an earlier node too)");
 }
 
+TEST_CASE("a repeated node id is found whether ids are dense or sparse") {
+  for (uint32_t base : {0u, 3000000000u}) {
+    CAPTURE(base);
+    auto doc = fork_join();
+    for (auto& n : doc.root.nodes) {
+      n.node_id += base;
+      n.tools_id.reset();
+    }
+    CHECK(problem(doc) == "");
+    doc.root.nodes[3].node_id = doc.root.nodes[1].node_id;
+    CHECK(problem(doc) == "g.json (nodes[3].node_id: " + std::to_string(base + 1) + " is used by an earlier node too)");
+  }
+}
+
+TEST_CASE("the first node with a problem is named, whichever check finds it") {
+  auto doc = fork_join();
+  doc.root.nodes[3].node_id = 0;
+  doc.root.nodes[3].tools_id.reset();
+  doc.root.nodes[2].dependencies.push_back({9});
+  CHECK(problem(doc) == "g.json (nodes[2].dependencies[1]: node 9 does not exist (nodes has 5 nodes))");
+  doc.root.nodes[2].dependencies.pop_back();
+  doc.root.nodes[3].index = 7;
+  CHECK(problem(doc) == "g.json (nodes[3].index: is 7, expected 3)");
+}
+
 TEST_CASE("errors inside nested bodies carry the full path") {
   auto doc = fork_join();
   auto inner = fork_join().root;
