@@ -6,7 +6,7 @@ a deeper model of at least 3,000 nodes. Then each graph is replayed, and the
 application's own time per replay measured.
 
     python3 serving_startup.py [--timing FILE] [--batches 50] [--layers 8]
-                               [--big-layers 70] [--replays 30]
+                               [--big-layers 80] [--replays 30]
 
 Writes (with --timing) JSON: capture_instantiate_s (the sum over every graph
 of its `with torch.cuda.graph(...)` block, which instantiates when it ends,
@@ -65,7 +65,7 @@ def main():
     ap.add_argument("--timing")
     ap.add_argument("--batches", type=int, default=50)
     ap.add_argument("--layers", type=int, default=8)
-    ap.add_argument("--big-layers", type=int, default=70)
+    ap.add_argument("--big-layers", type=int, default=80)
     ap.add_argument("--replays", type=int, default=30)
     a = ap.parse_args()
     model, big = build(a.layers), build(a.big_layers)

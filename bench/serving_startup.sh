@@ -8,6 +8,11 @@
 #   cupti    bare CUPTI activity tracing          (anchor of profile;
 #            bench/bare_cupti_inject.cc through CUDA_INJECTION64_PATH)
 #   profile  graphscope profile --exec            target <= 1.10x cupti
+#   limit    graphscope capture --exec --max-graphs (the program's number of
+#            graphs): graphscope lets go of CUPTI once it has them all, so
+#            the replays after start-up show what that gives back
+# A last process under capture --exec with GRAPHSCOPE_DEBUG_TIMES=1 says
+# where graphscope's time on the application's threads went.
 # Prints each process's total capture + instantiate time and replay times,
 # then per configuration the median of the totals, min-max, and the ratios;
 # and the number of graphs and nodes graphscope dumped (from the last run).
@@ -18,6 +23,9 @@ shift 3 || shift $#
 [ "${1:-}" = "--" ] && shift
 app=$(cd "$(dirname "$0")" && pwd)/serving_startup.py
 out=$(mktemp -d)
+batches=50 prev=
+for a in "$@"; do [ "$prev" = --batches ] && batches=$a; prev=$a; done
+graphs=$((batches + 1))
 for ((k = 1; k <= runs; ++k)); do
   python3 "$app" "$@" --timing "$out/plain.$k.json" | sed "s/^/plain   $k: /"
   "$gs" capture --exec --out-dir "$out/capture.$k" -- python3 "$app" "$@" --timing "$out/capture.$k.json" \
@@ -26,19 +34,24 @@ for ((k = 1; k <= runs; ++k)); do
   "$gs" profile --exec --out-dir "$out/profile.$k" -o "$out/profile.$k.txt" -- python3 "$app" "$@" \
     --timing "$out/profile.$k.json" 2> "$out/profile.$k.err" | grep "^serving" | sed "s/^/profile $k: /" ||
     { tail -5 "$out/profile.$k.err"; }
+  "$gs" capture --exec --max-graphs "$graphs" --out-dir "$out/limit.$k" -- python3 "$app" "$@" \
+    --timing "$out/limit.$k.json" 2> "$out/limit.$k.err" | grep "^serving" | sed "s/^/limit   $k: /" || { cat "$out/limit.$k.err"; exit 1; }
 done
+GRAPHSCOPE_DEBUG_TIMES=1 "$gs" capture --exec --out-dir "$out/times" -- python3 "$app" "$@" 2>&1 |
+  grep -E "^serving|calls" | sed "s/^/times: /"
 python3 - "$out" "$runs" <<'PY'
 import glob, json, statistics, sys
 out, runs = sys.argv[1], int(sys.argv[2])
 res = {c: [json.load(open("%s/%s.%d.json" % (out, c, k))) for k in range(1, runs + 1)]
-       for c in ("plain", "capture", "cupti", "profile")}
+       for c in ("plain", "capture", "cupti", "profile", "limit")}
 med = {c: statistics.median(r["capture_instantiate_s"] for r in v) * 1e3 for c, v in res.items()}
-for c, anchor in (("plain", "plain"), ("capture", "plain"), ("cupti", "cupti"), ("profile", "cupti")):
+for c, anchor in (("plain", "plain"), ("capture", "plain"), ("limit", "plain"), ("cupti", "cupti"), ("profile", "cupti")):
     tot = [r["capture_instantiate_s"] * 1e3 for r in res[c]]
     rep = {k: statistics.median(r["replay_us"][k] for r in res[c]) for k in res[c][0]["replay_us"]}
-    print("%-8s capture+instantiate median %7.1f ms (%s), %.2fx %s; replay us (median of runs) %s" %
+    ref = {k: statistics.median(r["replay_us"][k] for r in res[anchor]) for k in rep}
+    print("%-8s capture+instantiate median %7.1f ms (%s), %.2fx %s; replay us (median of runs, ratio) %s" %
           (c, med[c], " ".join("%.1f" % t for t in tot), med[c] / med[anchor], anchor,
-           " ".join("%s %.1f" % kv for kv in rep.items())))
+           " ".join("%s %.1f (%.2fx)" % (k, v, v / ref[k]) for k, v in rep.items())))
 idx = sorted(glob.glob("%s/capture.%d/pid-*/index.json" % (out, runs)))
 for i in idx:
     x = json.load(open(i))

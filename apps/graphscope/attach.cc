@@ -199,7 +199,7 @@ int run_attached(const AttachOptions& o) {
     text += "pid " + std::to_string(x.pid) + " (" + joined(x.command_line) + "): " + std::to_string(g.size()) +
             " graph" + (g.size() == 1 ? "" : "s") +
             (x.skipped.empty() ? "" : ", " + std::to_string(x.skipped.size()) + " skipped");
-    if (!x.let_go.empty()) text += "; let go of CUPTI when the application subscribed to it (a profiler)";
+    if (!x.let_go.empty()) text += "; " + x.let_go;
     else if (!x.attached) text += "; not attached: " + (x.attach_error.empty() ? std::string("?") : x.attach_error);
     if (!x.complete) text += "; incomplete: the process ended without exit handlers";
     text += "\n";
@@ -251,7 +251,7 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
   sub.add_option("--out-dir", o.out_dir, "--exec: output directory (default graphscope-out): index.json, and "
                                          "pid-PID/graph-ID.json per graph");
   sub.add_option("--min-nodes", o.min_nodes, "--exec: skip graphs with fewer root nodes");
-  sub.add_option("--max-graphs", o.max_graphs, "--exec: dump at most this many graphs per process");
+  sub.add_option("--max-graphs", o.max_graphs, "--exec: dump at most this many graphs per process (then, without profiling, let go of CUPTI so replays run at full speed)");
   sub.add_flag("--no-origins", o.no_origins,
                "Do not record where each node came from (NVTX ranges, Python file:line and module, native frame)");
 }

@@ -35,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -88,6 +89,38 @@ std::vector<std::string> command_line() {
 // but none of its threads (the writer), CUPTI and CUDA are not usable there,
 // and its directory is the parent's. Everything stays quiet in such a child.
 std::atomic<bool> forked_child{false};
+
+// GRAPHSCOPE_DEBUG_TIMES=1: the time the application's threads spent in
+// graphscope's callbacks, by kind, said on stderr at exit (to find where an
+// attached run's overhead goes; off, it costs one branch per callback).
+struct CallbackTimes {
+  enum Kind { exec_created, origins_api, origins_resource, origins_nvtx, other, kinds };
+  std::atomic<uint64_t> ns[kinds] = {}, calls[kinds] = {};
+  const bool on = [] {
+    const char* e = std::getenv("GRAPHSCOPE_DEBUG_TIMES");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  static uint64_t now() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
+  }
+  void add(Kind k, uint64_t since) {
+    ns[k] += now() - since;
+    ++calls[k];
+  }
+  void say(int pid) const {
+    static const char* const names[] = {"exec created (walk)", "origins: API calls", "origins: resources",
+                                        "origins: NVTX", "other"};
+    for (int k = 0; k < kinds; ++k)
+      std::fprintf(stderr, "graphscope: pid %d: %-22s %8llu calls %10.3f ms\n", pid, names[k],
+                   (unsigned long long)calls[k].load(), double(ns[k].load()) / 1e6);
+  }
+};
+CallbackTimes& callback_times() {
+  static CallbackTimes* t = new CallbackTimes;
+  return *t;
+}
 
 class Injection {
   // A dumped exec graph while it lives.
@@ -211,6 +244,7 @@ class Injection {
   // At exit: the profile of every graph, and the final index.
   void finish() noexcept {
     if (forked_child || finished_.exchange(true)) return;
+    if (callback_times().on) callback_times().say(int(pid_));
     // The documents still queued first (a failing job takes m_ to say so),
     // then the profiles and the final index, written before the process ends.
     writer().drain();
@@ -246,6 +280,8 @@ class Injection {
   static void CUPTIAPI callback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
     auto* me = static_cast<Injection*>(self);
     if (forked_child) return;
+    CallbackTimes& times = callback_times();
+    const uint64_t t0 = times.on ? CallbackTimes::now() : 0;
     try {
       if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED)
         me->on_exec_created(static_cast<const CUpti_ResourceData*>(data));
@@ -257,7 +293,20 @@ class Injection {
       } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
         if (auto c = capture::exec_change(cbid, static_cast<const CUpti_CallbackData*>(data))) me->on_exec_change(*c);
       }
-      if (me->origins_) capture::OriginRecorder::instance().on_callback(domain, cbid, data);
+      uint64_t t1 = 0;
+      if (times.on) {
+        const bool created = domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED;
+        times.add(created ? CallbackTimes::exec_created : CallbackTimes::other, t0);
+        t1 = CallbackTimes::now();
+      }
+      if (me->origins_) {
+        capture::OriginRecorder::instance().on_callback(domain, cbid, data);
+        if (times.on)
+          times.add(domain == CUPTI_CB_DOMAIN_RESOURCE ? CallbackTimes::origins_resource
+                    : domain == CUPTI_CB_DOMAIN_NVTX   ? CallbackTimes::origins_nvtx
+                                                       : CallbackTimes::origins_api,
+                    t1);
+      }
     } catch (const std::exception& e) {
       me->error(std::string("callback: ") + e.what());
     } catch (...) {
@@ -308,6 +357,26 @@ class Injection {
     l.doc = std::move(shared);
     l.handles = std::move(handles);
     write_index();  // complete after every graph, whatever happens to the process later
+    if (++dumped_execs_ == config().max_graphs && !config().profile) let_go_at_limit();
+  }
+
+  // GRAPHSCOPE_MAX_GRAPHS graphs dumped, nothing to profile: graphscope has
+  // nothing left to do, and while any CUPTI subscriber is attached every
+  // graph replay costs the application more (measured on the H100: 0.4-0.6
+  // us per node, with one resource callback enabled and doing nothing). It
+  // unsubscribes on the writer thread, after the files: never from inside a
+  // callback. Under m_.
+  void let_go_at_limit() {
+    stood_down_ = true;
+    stood_down_why_ = "GRAPHSCOPE_MAX_GRAPHS (" + std::to_string(config().max_graphs) +
+                      ") graphs dumped: graphscope let go of CUPTI so that the rest of the run is not slowed; "
+                      "later graphs and updates are not recorded";
+    write_index();
+    writer().post([sub = subscriber_] {
+      cuptiUnsubscribe(sub);
+      cuptiFinalize();  // unsubscribing alone leaves replays as slow (measured)
+    });
+    if (!config().quiet) say(stood_down_why_);
   }
 
   capture::WalkOptions walk_options() const {
@@ -578,6 +647,7 @@ class Injection {
   std::unordered_map<CUgraphExec, Live> live_;
   bool launch_callbacks_ = false;
   int journal_ = -1;  // journal.txt
+  uint64_t dumped_execs_ = 0;  // exec graphs dumped (versions not counted)
   capture::ActivityCollector collector_;
 };
 

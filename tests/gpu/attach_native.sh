@@ -14,7 +14,10 @@
 #  - cudaDeviceReset between graphs: graphs on both sides dumped, exit code
 #    kept;
 #  - SIGKILL mid-run: the index is valid JSON, says it is incomplete, and
-#    lists only files that exist and read.
+#    lists only files that exist and read (and graphscope says which queued
+#    documents it does not list);
+#  - --max-graphs reached while other threads capture: graphscope lets go
+#    of CUPTI, the application goes on unharmed.
 # The application's results are checked by itself (a wrong one exits 1) and
 # its exit code must pass through. Exits 77 (ctest: skipped) without a GPU.
 #   attach_native.sh GRAPHSCOPE ATTACH_STRESS WORK_DIR
@@ -54,4 +57,7 @@ run reset 5 -- capture --exec --out-dir "$work/reset" -- "$app" reset && check r
 run reset_profile 5 -- profile --exec --warmup 0 --out-dir "$work/reset_profile" -o "$work/reset_profile.txt" -- "$app" reset &&
   check reset_profile "$work/reset_profile" reset
 run kill 137 -- capture --exec --out-dir "$work/kill" -- "$app" kill && check kill "$work/kill" kill
+# --max-graphs reached: graphscope lets go of CUPTI (and finalizes it) while
+# three other threads go on capturing; their results stay right.
+run limit 0 -- capture --exec --max-graphs 2 --out-dir "$work/limit" -- "$app" threads 5 && check limit "$work/limit" limit
 exit $status

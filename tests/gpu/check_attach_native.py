@@ -3,7 +3,7 @@
 
     check_attach_native.py CASE OUT_DIR LOG
 
-CASE is threads, update, update_profile, fork, reset or kill. Prints what
+CASE is threads, update, update_profile, fork, reset, kill or limit. Prints what
 it found; exits 1 with a line per problem."""
 import collections
 import glob
@@ -148,6 +148,15 @@ elif case == "kill":
         bad("the summary does not say which documents are not in the index")
     print(f"kill: complete {index['complete']}, {len(graphs)} graphs listed (files present and valid), "
           f"not in the index: {unindexed}")
+
+elif case == "limit":
+    if len(graphs) != 2:
+        bad(f"{len(graphs)} graphs dumped, expected 2 (--max-graphs 2)")
+    if "GRAPHSCOPE_MAX_GRAPHS (2)" not in index.get("let_go", ""):
+        bad(f"let_go is {index.get('let_go')!r}")
+    if not index["complete"]:
+        bad("index not complete after a normal exit")
+    print(f"limit: {len(graphs)} graphs, let_go {index.get('let_go')!r}")
 
 else:
     bad(f"unknown case {case}")
