@@ -215,6 +215,11 @@ struct PyCache {
   PtrMap<CodeInfo> code;
   PtrMap<std::string> type_name;
   std::unordered_map<uint64_t, std::string> child_name;  // hash(parent, child) -> relative name
+  // Origins already made, by what they were made of (the user frames' code
+  // objects and lines, the module objects): the 44 launches of a decoder
+  // layer's MLP share a handful, and building one is most of a read.
+  std::unordered_map<uint64_t, std::pair<std::vector<uint64_t>, std::shared_ptr<const Origin>>> origins;
+  std::vector<uint64_t> key;  // reused
   PyObj* module_class = nullptr;  // torch.nn.Module, held
   PyObj* self_name = nullptr;     // "self", held
   bool looked_for_torch = false;
@@ -222,6 +227,7 @@ struct PyCache {
     code.clear();
     type_name.clear();
     child_name.clear();
+    origins.clear();
     if (module_class) py.DecRef(module_class);
     module_class = self_name = nullptr;
     looked_for_torch = false;
@@ -263,9 +269,14 @@ bool find_child(const Python& py, PyObj* parent, PyObj* child, int depth, std::s
 
 std::string join_name(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
 
-// Reads this thread's Python stack into o. The GIL is taken and given back;
-// the thread's pending exception, if any, is kept.
-void read_python(const Python& py, PyCache& cache, std::mutex& m, Origin& o) {
+// Reads this thread's Python stack into *o, or, when `reuse` (o holds
+// nothing else) and an origin of the same user frames and modules was made
+// before in this capture, returns that one instead (null: *o was filled).
+// The GIL is taken and given back; the thread's pending exception, if any,
+// is kept.
+std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std::mutex& m,
+                                          const std::shared_ptr<Origin>& o, bool reuse) {
+  std::shared_ptr<const Origin> reused;
   int gil = py.Ensure();
   PyObj *et, *ev, *tb;
   py.ErrFetch(&et, &ev, &tb);
@@ -288,7 +299,11 @@ void read_python(const Python& py, PyCache& cache, std::mutex& m, Origin& o) {
     PyObj* self_name = cache.module_class ? cache.self_name : nullptr;
     std::vector<PyObj*> modules;  // innermost first, held
     modules.reserve(16);
-    o.python.reserve(3);
+    struct UserFrame {
+      PyObj* code;
+      uint32_t line;
+    } user[3];
+    size_t users = 0;
     PyObj* frame = py.GetFrame();
     if (frame) py.IncRef(frame);
     for (int depth = 0; frame && depth < 256; ++depth) {
@@ -305,7 +320,7 @@ void read_python(const Python& py, PyCache& cache, std::mutex& m, Origin& o) {
         info = &cache.code.insert(code, std::move(c));
       }
       const CodeInfo& c = *info;
-      if (!c.framework && o.python.size() < 3) o.python.push_back({c.file, uint32_t(py.FrameLine(frame)), c.function});
+      if (!c.framework && users < 3) user[users++] = {code, uint32_t(py.FrameLine(frame))};
       if (c.forward && self_name) {
         PyObj* self = nullptr;
         if (py.FrameVar) {
@@ -327,10 +342,29 @@ void read_python(const Python& py, PyCache& cache, std::mutex& m, Origin& o) {
       frame = back;
     }
     if (frame) py.DecRef(frame);
+    uint64_t hash = 0;
+    if (reuse) {
+      cache.key.clear();
+      for (size_t i = 0; i < users; ++i) {
+        cache.key.push_back(reinterpret_cast<uintptr_t>(user[i].code));
+        cache.key.push_back(user[i].line);
+      }
+      cache.key.push_back(UINT64_MAX);
+      for (PyObj* mo : modules) cache.key.push_back(reinterpret_cast<uintptr_t>(mo));
+      for (uint64_t k : cache.key) hash = (hash ^ k) * 0x9E3779B97F4A7C15ull;
+      auto it = cache.origins.find(hash);
+      if (it != cache.origins.end() && it->second.first == cache.key) reused = it->second.second;
+    }
+    // Code objects outlive the walk (their functions hold them): their
+    // facts are in the cache.
+    for (size_t i = 0; i < users && !reused; ++i) {
+      const CodeInfo& c = *cache.code.find(user[i].code);
+      o->python.push_back({c.file, user[i].line, c.function});
+    }
     // Outermost first: the outermost module is "", each next one is named
     // by where it sits under the one that called it.
     std::reverse(modules.begin(), modules.end());
-    for (size_t i = 0; i < modules.size(); ++i) {
+    for (size_t i = 0; i < modules.size() && !reused; ++i) {
       const std::string* tn = cache.type_name.find(modules[i]);
       if (!tn) {
         PyObj* type = py.TypeOf(modules[i]);
@@ -349,15 +383,17 @@ void read_python(const Python& py, PyCache& cache, std::mutex& m, Origin& o) {
           if (rel.empty()) rel = "<" + *tn + ">";  // called, not owned
           cn = cache.child_name.emplace(key, rel).first;
         }
-        name = join_name(o.modules.back().name, cn->second);
+        name = join_name(o->modules.back().name, cn->second);
       }
-      o.modules.push_back({std::move(name), *tn});
+      o->modules.push_back({std::move(name), *tn});
     }
     for (PyObj* mo : modules) py.DecRef(mo);
+    if (reuse && !reused && cache.origins.size() < (size_t(1) << 16)) cache.origins[hash] = {cache.key, o};
   }
   if (gc_was_on) py.GcEnable();
   py.ErrRestore(et, ev, tb);
   py.Release(gil);
+  return reused;
 }
 
 // ---------------------------------------------------------------------------
@@ -373,6 +409,7 @@ struct ThreadState {
   };
   std::vector<Open> pushed;   // outermost first
   std::vector<Open> started;  // ranges this thread started and has not ended
+  bool copying = false;       // inside a call whose node copies need no origin (copies_nodes())
   uint64_t seq = 0;
 };
 
@@ -397,6 +434,15 @@ bool makes_node(const char* f) {
 }
 
 bool graph_add(const char* f) { return has_prefix(f, "cudaGraphAdd") || has_prefix(f, "cuGraphAdd"); }
+
+// Calls that create or destroy the nodes of an exec graph (instantiation's
+// copies): nothing looks those nodes up, so their resource callbacks return
+// at once instead of copying and erasing origins (a sixth of an attached
+// capture's time went there).
+bool copies_nodes(const char* f) {
+  return has_prefix(f, "cudaGraphInstantiate") || has_prefix(f, "cuGraphInstantiate") ||
+         has_prefix(f, "cudaGraphExecDestroy") || has_prefix(f, "cuGraphExecDestroy");
+}
 
 bool capture_bound(const char* f) {
   return has_prefix(f, "cudaStreamBeginCapture") || has_prefix(f, "cuStreamBeginCapture") ||
@@ -592,7 +638,7 @@ struct OriginRecorder::Impl {
   }
 
   // This thread's origin now: NVTX ranges, and the Python stack when asked.
-  std::shared_ptr<Origin> now(bool with_python) {
+  std::shared_ptr<const Origin> now(bool with_python) {
     auto o = std::make_shared<Origin>();
     ThreadState& ts = thread_state();
     // Pushed and started ranges, in the order they were opened.
@@ -608,7 +654,8 @@ struct OriginRecorder::Impl {
       }
     if (with_python) {
       const Python& py = python();
-      if (py.ready()) read_python(py, py_cache, py_m, *o);
+      if (py.ready())
+        if (auto same = read_python(py, py_cache, py_m, o, o->nvtx.empty())) return same;
     }
     return o;
   }
@@ -618,6 +665,10 @@ struct OriginRecorder::Impl {
     const char* f = cb->functionName ? cb->functionName : "";
     if (cb->callbackSite == CUPTI_API_ENTER) {
       if (++ts.depth != 1) return;
+      if (copies_nodes(f)) {
+        ts.copying = true;
+        return;
+      }
       if (has_prefix(f, "cudaStreamEndCapture") || has_prefix(f, "cuStreamEndCapture")) {
         int c = captures.load();
         while (c > 0 && !captures.compare_exchange_weak(c, c - 1)) {
@@ -633,6 +684,7 @@ struct OriginRecorder::Impl {
     }
     ts.depth = 0;
     ts.pending.reset();
+    ts.copying = false;
     if ((has_prefix(f, "cudaStreamBeginCapture") || has_prefix(f, "cuStreamBeginCapture")) && cb->functionReturnValue &&
         *static_cast<const int*>(cb->functionReturnValue) == 0)
       captures.fetch_add(1);
@@ -652,6 +704,7 @@ struct OriginRecorder::Impl {
   void created(const CUpti_GraphData* g) {
     if (!g->node) return;
     ThreadState& ts = thread_state();
+    if (ts.copying) return;
     // Without a node-making call under way and with no capture active, the
     // node is instantiation's own copy (or a clone, which cloned() handles):
     // nothing of the caller's to record.
@@ -671,7 +724,7 @@ struct OriginRecorder::Impl {
   }
 
   void cloned(const CUpti_GraphData* g) {
-    if (!g->node || !g->originalNode) return;
+    if (!g->node || !g->originalNode || thread_state().copying) return;
     std::lock_guard<std::mutex> lock(m);
     auto it = nodes.find(reinterpret_cast<uintptr_t>(g->originalNode));
     if (it != nodes.end()) {
@@ -681,6 +734,7 @@ struct OriginRecorder::Impl {
   }
 
   void destroyed(const CUpti_GraphData* g) {
+    if (thread_state().copying) return;
     std::lock_guard<std::mutex> lock(m);
     nodes.erase(reinterpret_cast<uintptr_t>(g->node));
   }
@@ -753,7 +807,7 @@ bool OriginRecorder::enable(CUpti_SubscriberHandle s) {
     for (int id = 1; id < size && ok; ++id) {
       const char* name = nullptr;
       if (cuptiGetCallbackName(domain, CUpti_CallbackId(id), &name) != CUPTI_SUCCESS || !name) continue;
-      if (makes_node(name) || capture_bound(name))
+      if (makes_node(name) || capture_bound(name) || copies_nodes(name))
         ok = cuptiEnableCallback(1, s, domain, CUpti_CallbackId(id)) == CUPTI_SUCCESS;
     }
   for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,

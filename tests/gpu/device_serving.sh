@@ -6,7 +6,7 @@
 # its injection library and live module, attach_stress,
 # libbare_cupti_inject.so, samples/) with their libraries in .devlibs/.
 # Writes logs under $OUT, in one archive.
-#   bash tests/gpu/device_serving.sh [safety|bench|all] [RUNS]
+#   bash tests/gpu/device_serving.sh [safety|origins|bench|all] [RUNS]
 set -uo pipefail
 root=$PWD
 out=${OUT:-/tmp/out}; mkdir -p "$out"
@@ -31,6 +31,12 @@ if [ "$part" = safety ] || [ "$part" = all ]; then
   t capture_samples bash tests/gpu/capture_samples.sh .dev/graphscope .dev/samples /tmp/cap
   t profile_samples bash tests/gpu/profile_run.sh .dev/graphscope .dev/samples
   t attach_torch bash tests/gpu/attach_torch.sh .dev/graphscope /tmp/attach
+fi
+if [ "$part" = origins ] || [ "$part" = all ]; then
+  t attach_native bash tests/gpu/attach_native.sh .dev/graphscope .dev/attach_stress /tmp/native
+  t origins bash tests/gpu/origins.sh .dev/graphscope .dev/samples /tmp/origins
+  # The origin cache must give every node the origin it had when recorded.
+  t same_origins python3 tests/gpu/same_origins.py tests/data/origins/llama8.graph.json /tmp/origins/llama8.graph.json
 fi
 if [ "$part" = bench ] || [ "$part" = all ]; then
   t serving_startup bash bench/serving_startup.sh .dev/graphscope "$root/.dev/libbare_cupti_inject.so" "$runs"
