@@ -336,16 +336,7 @@ class Injection {
     if (!device_ && doc.device) device_ = doc.device;
     const size_t g = session_->dumped(*id, doc);
     const AttachedGraph& entry = session_->index().graphs[g];
-    journal(entry.file);
-    // Formatted and written on the writer thread (writer.h), not the application's.
-    auto shared = std::make_shared<const GraphDocument>(std::move(doc));
-    writer().post([path = dir_ + "/" + entry.file, shared] {
-      try {
-        write_output(path, write_graph_json(*shared));
-      } catch (const std::exception& e) {
-        instance().error(std::string("writing ") + path + ": " + e.what());
-      }
-    });
+    auto shared = post_document(entry.file, std::move(doc));
     if (!config().quiet)
       std::fprintf(stderr, "graphscope: pid %d: exec graph %u, %zu nodes -> %s/%s\n", int(pid_), *id,
                    size_t(entry.nodes), dir_.c_str(), entry.file.c_str());
@@ -377,6 +368,21 @@ class Injection {
       cuptiFinalize();  // unsubscribing alone leaves replays as slow (measured)
     });
     if (!config().quiet) say(stood_down_why_);
+  }
+
+  // A graph document for FILE: in the journal at once, formatted and written
+  // on the writer thread (writer.h), not the application's.
+  std::shared_ptr<const GraphDocument> post_document(const std::string& file, GraphDocument doc) {
+    journal(file);
+    auto shared = std::make_shared<const GraphDocument>(std::move(doc));
+    writer().post([path = dir_ + "/" + file, shared] {
+      try {
+        write_output(path, write_graph_json(*shared));
+      } catch (const std::exception& e) {
+        instance().error(std::string("writing ") + path + ": " + e.what());
+      }
+    });
+    return shared;
   }
 
   capture::WalkOptions walk_options() const {
@@ -474,15 +480,7 @@ class Injection {
       return;
     }
     const AttachedGraph& entry = session_->index().graphs[*g];
-    journal(entry.file);
-    auto shared = std::make_shared<const GraphDocument>(std::move(doc));
-    writer().post([path = dir_ + "/" + entry.file, shared] {
-      try {
-        write_output(path, write_graph_json(*shared));
-      } catch (const std::exception& e) {
-        instance().error(std::string("writing ") + path + ": " + e.what());
-      }
-    });
+    auto shared = post_document(entry.file, std::move(doc));
     if (!config().quiet) {
       std::string calls;
       for (const auto& x : entry.updated_by) calls += (calls.empty() ? "" : ", ") + x;
