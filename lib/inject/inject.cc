@@ -132,6 +132,8 @@ class Injection {
     std::shared_ptr<GraphDocument> pending;      // the next version, while changes gather
     std::vector<std::string> pending_by;         // the calls that made them
     std::vector<std::string> pending_not_recorded;
+    std::unordered_map<uint64_t, uint32_t> index_of;  // handles -> index, made at the first setter call
+    bool capped = false;  // kMaxExecVersions reached: changes are no longer gathered
   };
 
  public:
@@ -413,9 +415,11 @@ class Injection {
     auto it = live_.find(c.exec);
     if (it == live_.end()) return;  // not dumped (skipped, or made before graphscope attached)
     Live& l = it->second;
+    if (l.capped) return;  // its index entry says later updates are not recorded
     // Launches must be seen to know which version ran: from the first
     // update on, also when only dumping.
-    if (!enable_launch_callbacks()) l.pending_not_recorded.push_back("launches are not seen (CUPTI refused)");
+    if (!enable_launch_callbacks() && l.pending_not_recorded.empty())
+      l.pending_not_recorded.push_back("launches are not seen (CUPTI refused): versions may not match what ran");
     if (!l.pending) l.pending = std::make_shared<GraphDocument>(*l.doc);
     auto by = [&](const std::string& call) {
       std::string name = call;
@@ -443,12 +447,12 @@ class Injection {
       return;
     }
     if (!c.node) return;
-    uint32_t index = UINT32_MAX;
-    for (size_t i = 0; i < l.handles.size(); ++i)
-      if (l.handles[i] == c.node->node) {
-        index = uint32_t(i);
-        break;
-      }
+    // XLA sets hundreds of nodes of a graph of thousands per step: a table,
+    // not a search per call.
+    if (l.index_of.empty())
+      for (size_t i = 0; i < l.handles.size(); ++i) l.index_of.emplace(l.handles[i], uint32_t(i));
+    auto at = l.index_of.find(c.node->node);
+    const uint32_t index = at == l.index_of.end() ? UINT32_MAX : at->second;
     std::string why;
     switch (apply_node_update(*l.pending, index, *c.node, &why)) {
       case UpdateEffect::changed: by(c.node->call); break;
@@ -476,6 +480,7 @@ class Injection {
     l.pending_not_recorded.clear();
     std::optional<size_t> g = session_->updated(l.g, doc);
     if (!g) {
+      l.capped = true;  // no copy of the document per change from now on
       write_index();
       return;
     }
