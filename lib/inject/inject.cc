@@ -420,7 +420,6 @@ class Injection {
     // update on, also when only dumping.
     if (!enable_launch_callbacks() && l.pending_not_recorded.empty())
       l.pending_not_recorded.push_back("launches are not seen (CUPTI refused): versions may not match what ran");
-    if (!l.pending) l.pending = std::make_shared<GraphDocument>(*l.doc);
     auto by = [&](const std::string& call) {
       std::string name = call;
       if (size_t v = name.rfind("_v"); v != std::string::npos && v + 2 < name.size() &&
@@ -439,14 +438,26 @@ class Injection {
         w.warnings.push_back("node ids are the update's graph's, and records of this exec graph may not join: " + why);
       w.name = l.doc->name;
       w.device = l.doc->device;
+      const GraphDocument& before = l.pending ? *l.pending : *l.doc;
       ExecVersion v;
-      if (l.pending->exec_version) v.disabled_nodes = l.pending->exec_version->disabled_nodes;
+      if (before.exec_version) v.disabled_nodes = before.exec_version->disabled_nodes;
       w.exec_version = std::move(v);
-      *l.pending = std::move(w);
+      // XLA updates its command buffers this way at every step: the same
+      // graph again is no new version (unless the current one leaves
+      // something out that this walk now shows).
+      const bool current_complete = !l.doc->exec_version || l.doc->exec_version->not_recorded.empty();
+      if (current_complete && same_recorded_content(w, *l.doc)) {
+        l.pending.reset();
+        l.pending_by.clear();
+        session_->unchanged_update(l.g);
+        return;
+      }
+      l.pending = std::make_shared<GraphDocument>(std::move(w));
       by("cuGraphExecUpdate");
       return;
     }
     if (!c.node) return;
+    if (!l.pending) l.pending = std::make_shared<GraphDocument>(*l.doc);
     // XLA sets hundreds of nodes of a graph of thousands per step: a table,
     // not a search per call.
     if (l.index_of.empty())
