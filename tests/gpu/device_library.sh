@@ -10,22 +10,8 @@
 # .devlibs/graphviz). Writes logs and fixtures under $OUT.
 #   bash tests/gpu/device_library.sh [quick|torch]
 set -uo pipefail
-root=$PWD
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-export LD_LIBRARY_PATH=$root/.devlibs GVBINDIR=$root/.devlibs/graphviz
+source "$(dirname "$0")/device_common.sh"
 part=${1:-quick}
-{
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-  python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)"
-  date -u +"%Y-%m-%d %H:%M UTC"
-} > "$out/device.txt" 2>&1
-cat "$out/device.txt"
-t() {
-  local name=$1; shift
-  local s=$SECONDS
-  ( "$@" ) > "$out/$name.log" 2>&1
-  echo "== $name: exit $? ($((SECONDS - s)) s)"; tail -n 4 "$out/$name.log"
-}
 # Graphviz alone, without the CUDA libraries bundled for the build tree's binaries.
 mkdir -p /tmp/gv
 for f in "$root"/.devlibs/*.so*; do
@@ -65,7 +51,4 @@ if [ "$part" = torch ]; then
   t python_graph_data env GRAPHSCOPE_LIBRARY="$root/.dev/libgraphscope.so.0" PYTHONPATH="$root/python" \
     python3 tests/gpu/torch/graph_data_check.py "$out/graph_data"
 fi
-# Everything in one archive (the device tool brings back only a few files).
-(cd "$out" && tar -czf /tmp/results.tgz --exclude=results.tgz . && mv /tmp/results.tgz . &&
-  find . -mindepth 1 ! -name results.tgz ! -name device.txt -delete)
-ls "$out"
+pack_results

@@ -8,23 +8,10 @@
 # Writes logs under $OUT, in one archive.
 #   bash tests/gpu/device_serving.sh [safety|origins|bench|all] [RUNS]
 set -uo pipefail
-root=$PWD
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-export LD_LIBRARY_PATH=$root/.devlibs GVBINDIR=$root/.devlibs/graphviz
+t_tail=12
+source "$(dirname "$0")/device_common.sh"
 export GRAPHSCOPE_INJECTION_LIBRARY=$root/.dev/libgraphscope_inject.so GRAPHSCOPE_LIVE_LIBRARY=$root/.dev/libgraphscope_live.so
 part=${1:-all} runs=${2:-3}
-{
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-  python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)"
-  date -u +"%Y-%m-%d %H:%M UTC"
-} > "$out/device.txt" 2>&1
-cat "$out/device.txt"
-t() {
-  local name=$1; shift
-  local s=$SECONDS
-  ( "$@" ) > "$out/$name.log" 2>&1
-  echo "== $name: exit $? ($((SECONDS - s)) s)"; tail -n 12 "$out/$name.log"
-}
 if [ "$part" = safety ] || [ "$part" = all ]; then
   t attach_native bash tests/gpu/attach_native.sh .dev/graphscope .dev/attach_stress /tmp/native
   cp /tmp/native/*.out /tmp/native/*.txt "$out/" 2>/dev/null
@@ -41,6 +28,4 @@ fi
 if [ "$part" = bench ] || [ "$part" = all ]; then
   t serving_startup bash bench/serving_startup.sh .dev/graphscope "$root/.dev/libbare_cupti_inject.so" "$runs"
 fi
-(cd "$out" && tar -czf /tmp/results.tgz --exclude=results.tgz . && mv /tmp/results.tgz . &&
-  find . -mindepth 1 ! -name results.tgz ! -name device.txt -delete)
-ls "$out"
+pack_results
