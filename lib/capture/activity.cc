@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "driver_api.h"
 #include "inspect/error.h"
 #include "inspect/order.h"
 
@@ -377,12 +378,32 @@ void ActivityCollector::stop() {
                 "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) failed: " + result_name(flushed));
 }
 
+static void add_device_sms(Trace& t) {
+  std::vector<uint32_t> seen;
+  for (const Activity& a : t.activities)
+    if (a.kind == ActivityKind::kernel && std::find(seen.begin(), seen.end(), a.device) == seen.end()) seen.push_back(a.device);
+  if (seen.empty()) return;
+  const DriverApi& api = driver_api();
+  if (!api.device_get || !api.device_get_attribute) return;
+  std::sort(seen.begin(), seen.end());
+  for (uint32_t d : seen) {
+    if (t.sm_count(d)) continue;
+    CUdevice dev = 0;
+    int sms = 0;
+    if (d > uint32_t(INT32_MAX) || api.device_get(&dev, int(d)) != CUDA_SUCCESS ||
+        api.device_get_attribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) != CUDA_SUCCESS || sms <= 0)
+      continue;  // the model goes without SM occupancy for this device
+    t.devices.push_back({d, uint32_t(sms)});
+  }
+}
+
 Trace ActivityCollector::take() {
   std::lock_guard<std::mutex> lock(global().mu);  // records may still arrive while running
   Trace t = std::move(trace_);
   trace_ = Trace();
   trace_.source = "cupti";
   t.source = "cupti";
+  add_device_sms(t);
   return t;
 }
 

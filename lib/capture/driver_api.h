@@ -13,6 +13,8 @@ struct DriverApi {
   CUresult (*graph_kernel_node_get_params)(CUgraphNode, CUDA_KERNEL_NODE_PARAMS*) = nullptr;
   CUresult (*func_get_name)(const char**, CUfunction) = nullptr;
   CUresult (*kernel_get_name)(const char**, CUkernel) = nullptr;
+  CUresult (*device_get)(CUdevice*, int) = nullptr;
+  CUresult (*device_get_attribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
   // CUDA 13.1: graph and node ids without CUPTI. Null on older drivers.
   CUresult (*graph_node_get_local_id)(CUgraphNode, unsigned int*) = nullptr;
   CUresult (*graph_node_get_tools_id)(CUgraphNode, unsigned long long*) = nullptr;

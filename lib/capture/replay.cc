@@ -108,6 +108,11 @@ void write_trace_file(const std::string& path, const Trace& t, double replay_ms,
     w.put(a.context);
     w.put(uint8_t(a.has_shared ? 1 : 0));
   }
+  w.put(uint32_t(t.devices.size()));
+  for (const DeviceSms& d : t.devices) {
+    w.put(d.device);
+    w.put(d.sm_count);
+  }
   w.close();
 }
 
@@ -186,6 +191,14 @@ TraceFile read_trace_file(const std::string& path) {
     a.context = r.get<uint32_t>();
     a.has_shared = r.get<uint8_t>() != 0;
     f.trace.activities.push_back(a);
+  }
+  const uint32_t devices = r.get<uint32_t>();
+  if (devices > r.left() / 8) r.bad("corrupt (device count)");
+  for (uint32_t k = 0; k < devices; ++k) {
+    DeviceSms d;
+    d.device = r.get<uint32_t>();
+    d.sm_count = r.get<uint32_t>();
+    f.trace.devices.push_back(d);
   }
   if (r.left() != 0) r.bad("corrupt (trailing bytes)");
   return f;

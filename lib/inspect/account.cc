@@ -16,10 +16,10 @@ namespace {
 constexpr std::string_view kNames[kAccountCategories] = {
     "kernel work",  "memcpy work",           "memset work",          "host nodes",
     "other work",   "dependency latency",    "fake wait: same channel", "fake wait: copy engine",
-    "fake wait: same stream", "concurrent work", "unexplained"};
+    "fake wait: same stream", "fake wait: other work", "concurrent work", "unexplained"};
 constexpr std::string_view kKeys[kAccountCategories] = {
     "kernel",  "memcpy", "memset", "host", "other_work", "latency", "fake_same_channel", "fake_copy_engine",
-    "fake_same_stream", "concurrent", "unexplained"};
+    "fake_same_stream", "fake_other", "concurrent", "unexplained"};
 
 AccountCategory work_of(const Activity& a) {
   switch (a.kind) {
@@ -90,7 +90,7 @@ bool parse_account_key(std::string_view s, AccountCategory* out) {
 }
 bool is_fake_wait(AccountCategory c) {
   return c == AccountCategory::fake_same_channel || c == AccountCategory::fake_copy_engine ||
-         c == AccountCategory::fake_same_stream;
+         c == AccountCategory::fake_same_stream || c == AccountCategory::fake_other;
 }
 
 MakespanAccount account_makespan(const Graph& g, const Trace& trace, const TraceJoin& join, double tolerance_us) {
@@ -281,16 +281,18 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
               (q == kNoNode || by_end(q, x)))
             q = x;
         }
-      bool fake = false;
+      bool fake = false, outside = false;
       if (q != kNoNode && int64_t(acts[q].end_ns) > ready + tol && !lane_busy(lane[act[cur]], start, act[cur])) {
         const uint32_t qn = q < join.node_of.size() ? join.node_of[q] : kNoNode;
-        fake = qn >= n || join.replay_of[q] != r || !ancestry.path(qn, cur);
+        outside = qn >= n || join.replay_of[q] != r;
+        fake = outside || !ancestry.path(qn, cur);
       }
       if (fake) {
         const Activity& b = acts[q];
         const bool own = lane[q] == lane[act[cur]];
-        AccountCategory cause = !own || (a.kind == ActivityKind::memcpy && b.kind == ActivityKind::memcpy)
-                                    ? AccountCategory::fake_copy_engine
+        const bool copies = a.kind == ActivityKind::memcpy && b.kind == ActivityKind::memcpy;
+        AccountCategory cause = !own || copies ? AccountCategory::fake_copy_engine
+                                : outside      ? AccountCategory::fake_other
                                 : a.channel_type != 0 ? AccountCategory::fake_same_channel
                                                       : AccountCategory::fake_same_stream;
         const int64_t qend = std::min<int64_t>(f, b.end_ns);

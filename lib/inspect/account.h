@@ -8,7 +8,8 @@
 //  - a fake dependency: the activity that ended last on its own lane before
 //    it started (within the tolerance), not an ancestor in the graph, that
 //    ended after the node was ready: the time from ready to that end is a
-//    fake wait (by cause: same channel, copy engine, same stream), the rest
+//    fake wait (by cause: same channel, copy engine, same stream, or other
+//    work when the blocker is not of this replay), the rest
 //    up to the start dependency latency;
 //  - else its real predecessor that ended last (nodes without an activity,
 //    host or empty, pass their own predecessors' time on): the gap after
@@ -42,10 +43,11 @@ enum class AccountCategory : uint8_t {
   fake_same_channel,   // waits behind fake dependencies, by cause
   fake_copy_engine,
   fake_same_stream,
+  fake_other,          // behind work outside this replay (another graph, a previous replay, eager work)
   concurrent,          // the GPU busy with the same graph's other work
   unexplained,
 };
-inline constexpr size_t kAccountCategories = 11;
+inline constexpr size_t kAccountCategories = 12;
 /// "kernel work", "dependency latency", "fake wait: same channel", ...
 std::string_view to_string(AccountCategory c);
 /// The JSON key of a category: "kernel", "latency", "fake_same_channel", ...

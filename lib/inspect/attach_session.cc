@@ -193,6 +193,7 @@ Trace AttachSession::replays_of(size_t g, const Trace& all, uint64_t dropped_rec
   }
   t.source = all.source;
   t.names = all.names;
+  t.devices = all.devices;
   for (const auto& a : all.activities) {
     const bool in_window = mine(a) && window.count(a.correlation);
     const bool during = !mine(a) && a.end_ns >= lo && a.start_ns <= hi;

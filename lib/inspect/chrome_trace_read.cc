@@ -274,6 +274,43 @@ class Reader {
 
 }  // namespace
 
+// The devices' SM counts: graphscope's "graphscope.devices" ([{device,
+// sm_count}], strictly), else Kineto's "deviceProperties" ([{id, numSms,
+// ...}]; entries without both are left out: the trace is still usable).
+template <class R>
+static std::vector<DeviceSms> device_sms(const JsonTape& t, uint32_t root, uint32_t gs, const R& r) {
+  using Kind = JsonTape::Kind;
+  std::vector<DeviceSms> out;
+  auto u32 = [&](uint32_t v) -> std::optional<uint32_t> {
+    if (v == kNone || t.at(v).kind != Kind::unsigned_integer || t.at(v).u > UINT32_MAX) return std::nullopt;
+    return uint32_t(t.at(v).u);
+  };
+  if (gs != kNone) {
+    const uint32_t devs = t.find(gs, "devices");
+    if (devs == kNone) return out;
+    if (t.at(devs).kind != Kind::array) r.fail_top("graphscope.devices", "is " + r.shown(devs) + ", expected an array");
+    for (uint32_t k = 0; k < t.at(devs).count; ++k) {
+      const uint32_t e = t.element(devs, k);
+      const std::string field = "graphscope.devices[" + std::to_string(k) + "]";
+      if (t.at(e).kind != Kind::object) r.fail_top(field, "is " + r.shown(e) + ", expected an object");
+      const auto d = u32(t.find(e, "device")), n = u32(t.find(e, "sm_count"));
+      if (!d) r.fail_top(field + ".device", "is missing or not an integer below 2^32");
+      if (!n) r.fail_top(field + ".sm_count", "is missing or not an integer below 2^32");
+      out.push_back({*d, *n});
+    }
+    return out;
+  }
+  const uint32_t props = t.find(root, "deviceProperties");
+  if (props == kNone || t.at(props).kind != Kind::array) return out;
+  for (uint32_t k = 0; k < t.at(props).count && k < 4096; ++k) {
+    const uint32_t e = t.element(props, k);
+    if (t.at(e).kind != Kind::object) continue;
+    const auto d = u32(t.find(e, "id")), n = u32(t.find(e, "numSms"));
+    if (d && n) out.push_back({*d, *n});
+  }
+  return out;
+}
+
 // The strict reader: the whole text as one tape. base_out, when given, gets
 // the time base it read ("graphscope.time_base_ns", else 0).
 static Trace read_whole(std::string_view text, const std::string& origin, uint64_t* base_out = nullptr) {
@@ -309,7 +346,9 @@ static Trace read_whole(std::string_view text, const std::string& origin, uint64
     source = "pytorch-profiler";
   }
   if (base_out) *base_out = base_ns;
-  return r.read(events, source, base_ns);
+  Trace out = r.read(events, source, base_ns);
+  out.devices = device_sms(t, root, gs, r);
+  return out;
 }
 
 namespace {
@@ -585,6 +624,7 @@ Trace detail::read_chrome_trace_split(std::string_view text, const std::string& 
     if (!read()) return read_whole(text, origin);
   }
   events.source = trace.source;
+  events.devices = std::move(trace.devices);
   return events;
 }
 

@@ -435,6 +435,16 @@ std::string write_chrome_trace(const Trace& trace, const GraphDocument* doc, con
   w.key_literal("time_base_ns").value(uint64_t(base));
   w.key_literal("activities").value(uint64_t(n));
   w.key_literal("lanes").value(uint64_t(lanes.size()));
+  if (!trace.devices.empty()) {
+    w.key_literal("devices").begin_array();
+    for (const DeviceSms& d : trace.devices) {
+      w.begin_object();
+      w.key_literal("device").value(uint64_t(d.device));
+      w.key_literal("sm_count").value(uint64_t(d.sm_count));
+      w.end_object();
+    }
+    w.end_array();
+  }
   if (doc) {
     w.key_literal("exec_graph_id");
     join.exec ? w.value(*join.exec) : w.null();

@@ -456,6 +456,7 @@ class PageWriter {
       w.key_literal("as_measured_us").value(wi.as_measured_us);
       w.key_literal("without_fake_us").value(wi.without_fake_us);
       w.key_literal("zero_latency_us").value(wi.zero_latency_us);
+      if (wi.fitted_us) w.key_literal("fitted_us").value(*wi.fitted_us);
       w.key_literal("latency_us").value(wi.model.latency_us);
       w.key_literal("dispatch_us").value(wi.model.dispatch_us);
       w.end_object();

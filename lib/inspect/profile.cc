@@ -322,6 +322,33 @@ ReplayTimes time_replays(const Graph& g, const std::vector<Activity>& acts, cons
   return rt;
 }
 
+// The replays' node times the what-if model simulates: every replay, or
+// above kReplayTimesLimit the one of median makespan.
+void keep_replay_times(const ReplayTimes& rt, size_t n, size_t R, ProfileReport& r) {
+  std::vector<uint32_t> keep;
+  if (n * R <= kReplayTimesLimit) {
+    for (uint32_t k = 0; k < R; ++k) keep.push_back(k);
+  } else if (R) {
+    std::vector<std::pair<double, uint32_t>> by(R);
+    for (uint32_t k = 0; k < R; ++k) by[k] = {rt.makespans[k], k};
+    std::nth_element(by.begin(), by.begin() + long((R - 1) / 2), by.end());
+    keep.push_back(by[(R - 1) / 2].second);
+  }
+  r.replay_times.resize(keep.size());
+  for (size_t j = 0; j < keep.size(); ++j) {
+    const uint32_t k = keep[j];
+    ProfileReport::ReplayTimes& t = r.replay_times[j];
+    t.makespan_us = rt.makespans[k];
+    t.start_us.assign(n, -1.0f);
+    t.end_us.assign(n, -1.0f);
+    for (size_t i = 0; i < n; ++i) {
+      if (rt.act_of[k * n + i] == kNone) continue;
+      t.start_us[i] = float(rt.times[k * n + i].start);
+      t.end_us[i] = float(rt.times[k * n + i].end);
+    }
+  }
+}
+
 // Per node: the medians over replays, its median duration, and the replay
 // that represents it (of median delay); nodes are independent, so in
 // slices.
@@ -606,6 +633,15 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   std::vector<double> duration;
   std::vector<Representative> rep;
   node_medians(rt, n, R, lane_keys, r, duration, rep);
+  keep_replay_times(rt, n, R, r);
+  if (!trace.devices.empty()) {
+    r.sm_share.assign(n, 0.0f);
+    for (size_t i = 0; i < n; ++i)
+      if (rep[i].activity != kNone) {
+        const Activity& a = acts[rep[i].activity];
+        r.sm_share[i] = float(sm_footprint(a, trace.sm_count(a.device)));
+      }
+  }
   for (size_t i = 0; i < n && i < join.how.size(); ++i) r.nodes[i].assignment = join.how[i];
 
   const EndIndex ends = index_by_end(acts, lanes, replay_of, rep, thr);

@@ -83,7 +83,29 @@ struct ProfileReport {
   std::vector<LaunchUse> launches;
   // Where the makespan went (account.h).
   MakespanAccount account;
+  // For the what-if model (simulate.h): per replay, each node's start and
+  // end (us from the replay's first activity; start -1 without a record).
+  // Every replay while nodes x replays stays within kReplayTimesLimit, else
+  // only the replay of median makespan; empty for a report read from JSON.
+  struct ReplayTimes {
+    double makespan_us = 0;
+    std::vector<float> start_us, end_us;
+  };
+  std::vector<ReplayTimes> replay_times;
+  // Per node, the share of its device's SMs its kernel's grid holds
+  // (sm_footprint, trace.h); empty when the trace has no SM counts.
+  std::vector<float> sm_share;
+  // A report read from JSON: its what-if numbers as written (the replays'
+  // times are not in the file); fitted and replays_simulated are absent in
+  // reports written before they existed.
+  struct WhatIfRead {
+    double latency_us = 0, dispatch_us = 0, as_measured_us = 0, without_fake_us = 0, zero_latency_us = 0;
+    std::optional<double> fitted_us;
+    std::optional<uint64_t> replays_simulated;
+  };
+  std::optional<WhatIfRead> what_if_read;
 };
+inline constexpr size_t kReplayTimesLimit = 500000;
 
 /// Whether node i's verdict rests on an ambiguous assignment: its own
 /// records', or its observed dependency's (join.h).

@@ -183,7 +183,10 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
     w.key("what_if").begin_object();
     w.key("latency_us").value(wi.model.latency_us).key("dispatch_us").value(wi.model.dispatch_us);
     w.key("as_measured_us").value(wi.as_measured_us).key("without_fake_us").value(wi.without_fake_us);
-    w.key("zero_latency_us").value(wi.zero_latency_us).end_object();
+    w.key("zero_latency_us").value(wi.zero_latency_us);
+    if (wi.fitted_us) w.key("fitted_us").value(*wi.fitted_us);
+    if (wi.replays_simulated) w.key("replays_simulated").value(*wi.replays_simulated);
+    w.end_object();
   }
   w.key("nodes").begin_array();
   // The document is the writer's text around the nodes' lines, which are
@@ -471,6 +474,21 @@ ProfileDocument read_profile_json(std::string_view text, const std::string& orig
   optional_member(r, root, "lanes", [&](uint32_t v) { read_lanes(r, v, p); });
   optional_member(r, root, "streams", [&](uint32_t v) { read_indices(r, v, "streams", UINT32_MAX, p.streams); });
   optional_member(r, root, "account", [&](uint32_t v) { read_account(r, v, n, p.account); });
+  optional_member(r, root, "what_if", [&](uint32_t v) {
+    const JsonPath at("what_if");
+    r.object(v, at, "an object");
+    ProfileReport::WhatIfRead x;
+    auto num = [&](const char* key, double& out) { out = r.number(r.required(v, key, at), JsonPath(at, key)); };
+    num("latency_us", x.latency_us);
+    num("dispatch_us", x.dispatch_us);
+    num("as_measured_us", x.as_measured_us);
+    num("without_fake_us", x.without_fake_us);
+    num("zero_latency_us", x.zero_latency_us);
+    optional_member(r, v, "fitted_us", [&](uint32_t y) { x.fitted_us = r.number(y, JsonPath(at, "fitted_us")); });
+    optional_member(r, v, "replays_simulated",
+                    [&](uint32_t y) { x.replays_simulated = r.u64(y, JsonPath(at, "replays_simulated")); });
+    p.what_if_read = x;
+  });
   p.nodes.resize(n);
   d.nodes.resize(n);
   const JsonPath at("nodes");

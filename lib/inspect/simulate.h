@@ -17,6 +17,7 @@
 // have no record, last the gap their dependents measured after them.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "graph.h"
@@ -38,7 +39,9 @@ struct WhatIf {
   double as_measured_us = 0;      // the model's makespan: its validation
   double without_fake_us = 0;     // copy engines no longer shared
   double zero_latency_us = 0;     // no dependency latency, no dispatch interval
+  std::optional<double> fitted_us;  // the fitted latency and dispatch for every node, not its own delay
   ScheduleModel model;
+  std::optional<uint64_t> replays_simulated;  // replays simulated one by one; 0: the medians over replays
 };
 
 /// The predictions for doc's graph from its profile.

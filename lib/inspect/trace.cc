@@ -1,5 +1,7 @@
 #include "trace.h"
 
+#include <algorithm>
+
 namespace graphscope {
 
 std::string_view to_string(ActivityKind k) {
@@ -23,6 +25,18 @@ std::string_view to_string(CopyKind k) {
     case CopyKind::other: return "other";
   }
   return "other";
+}
+
+double sm_footprint(const Activity& a, uint32_t sm_count) {
+  if (!sm_count || !a.has_geometry() || a.kind != ActivityKind::kernel) return 0;
+  const double blocks = double(a.grid[0]) * double(std::max(1u, a.grid[1])) * double(std::max(1u, a.grid[2]));
+  return std::min(1.0, blocks / double(sm_count));
+}
+
+uint32_t Trace::sm_count(uint32_t device) const {
+  for (const DeviceSms& d : devices)
+    if (d.device == device) return d.sm_count;
+  return 0;
 }
 
 bool is_graph_launch_api(std::string_view name) {

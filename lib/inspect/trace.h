@@ -62,8 +62,25 @@ struct GraphLaunch {
 /// Whether an API call of this name launches a graph.
 bool is_graph_launch_api(std::string_view name);
 
+/// A device's multiprocessor count, for the what-if model's SM occupancy
+/// (from the driver in a live profile, Kineto's deviceProperties in an
+/// export).
+struct DeviceSms {
+  uint32_t device = 0;
+  uint32_t sm_count = 0;
+};
+
+/// The share of the device's SMs a kernel's grid holds while it runs: its
+/// blocks over the SMs, at most 1 (a grid of a block per SM or more keeps
+/// every SM busy); 0 when the activity has no geometry or sm_count is 0.
+double sm_footprint(const Activity& a, uint32_t sm_count);
+
 struct Trace {
   std::vector<Activity> activities;
+  std::vector<DeviceSms> devices;  // per device, when known
+
+  /// The device's SM count; 0 when unknown.
+  uint32_t sm_count(uint32_t device) const;
   std::vector<GraphLaunch> launches;  // in trace order; empty when the trace has none
   std::vector<std::string> names;  // interned activity names
   std::string source;              // "cupti", "chrome-trace", "pytorch-profiler"

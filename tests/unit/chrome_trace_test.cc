@@ -723,3 +723,36 @@ TEST_CASE("the trace written follows Kineto: tid the stream, grid, block, shared
   CHECK(back.launches[0].start_ns == 1000);
   CHECK(back.launches[0].correlation == 42);
 }
+
+TEST_CASE("SM counts: Kineto's deviceProperties are read, graphscope's devices round-trip, bad ones are refused") {
+  Trace kineto = read_chrome_trace(test::read_data("torch/torch_four_branch.kineto.json"), "four_branch");
+  REQUIRE(kineto.devices.size() == 1);
+  CHECK(kineto.devices[0].device == 0);
+  CHECK(kineto.sm_count(0) == 132);  // the H100 it was recorded on
+  CHECK(kineto.sm_count(1) == 0);
+  Trace t = hand_built();
+  t.devices = {{0, 132}, {3, 78}};
+  const std::string text = write_chrome_trace(t, nullptr, nullptr);
+  CHECK(text.find(R"("devices": [{"device": 0, "sm_count": 132}, {"device": 3, "sm_count": 78}])") != std::string::npos);
+  const Trace back = read_chrome_trace(text, "round.json");
+  CHECK(back.sm_count(0) == 132);
+  CHECK(back.sm_count(3) == 78);
+  CHECK(write_chrome_trace(back, nullptr, nullptr).find(R"("sm_count": 78)") != std::string::npos);
+  const std::string head = R"({"graphscope": {"schema": "graphscope.trace/1", "time_base_ns": 0, "activities": 0, "lanes": 0, )";
+  check_bad(head + R"("devices": {}}, "traceEvents": []})", "graphscope.devices: is an object, expected an array");
+  check_bad(head + R"("devices": [{"device": 0}]}, "traceEvents": []})", "graphscope.devices[0].sm_count: is missing");
+  check_bad(head + R"("devices": [{"device": -1, "sm_count": 2}]}, "traceEvents": []})", "graphscope.devices[0].device");
+}
+
+TEST_CASE("a kernel's SM footprint: its blocks over the SMs, at most 1, 0 without geometry") {
+  Activity a;
+  a.kind = ActivityKind::kernel;
+  CHECK(sm_footprint(a, 132) == 0);
+  a.grid[0] = 66, a.grid[1] = 1, a.grid[2] = 1, a.block[0] = 128, a.block[1] = 1, a.block[2] = 1;
+  CHECK(sm_footprint(a, 132) == doctest::Approx(0.5));
+  CHECK(sm_footprint(a, 0) == 0);
+  a.grid[1] = 4;
+  CHECK(sm_footprint(a, 132) == 1);
+  a.kind = ActivityKind::memcpy;
+  CHECK(sm_footprint(a, 132) == 0);
+}

@@ -641,3 +641,90 @@ TEST_CASE("what-if: siblings dispatched one by one, and a host node's gap") {
   CHECK(w.as_measured_us == doctest::Approx(25).epsilon(0.05));
   CHECK(w.zero_latency_us < w.as_measured_us);
 }
+
+namespace {
+// Kernels of a grid of `blocks` on a device of 132 SMs.
+void give_grid(Trace& t, uint32_t blocks) {
+  for (Activity& a : t.activities)
+    if (a.kind == ActivityKind::kernel) a.grid[0] = blocks, a.grid[1] = a.grid[2] = 1, a.block[0] = 128, a.block[1] = a.block[2] = 1;
+  t.devices = {{0, 132}};
+}
+}  // namespace
+
+TEST_CASE("what-if: kernels that fill the SMs cannot overlap for free; without SM counts they would") {
+  // Two independent roots: 1 launched 10 us late, after 0 ended; each
+  // fills every SM (a block per SM).
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).act(1, 10, 20, 1);
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {}}}, kExec);
+  const WhatIf plain = what_if(doc, analyze_profile(doc, b.t, {}));
+  CHECK(plain.as_measured_us == doctest::Approx(20));
+  CHECK(plain.zero_latency_us == doctest::Approx(10));  // side by side, each in its measured time
+  give_grid(b.t, 132);
+  const ProfileReport r = analyze_profile(doc, b.t, {});
+  REQUIRE(r.sm_share.size() == 2);
+  CHECK(r.sm_share[0] == doctest::Approx(1));
+  const WhatIf w = what_if(doc, r);
+  CHECK(w.as_measured_us == doctest::Approx(20));
+  CHECK(w.zero_latency_us == doctest::Approx(20));  // together, each at half speed
+  // Half the SMs each: they fit side by side.
+  give_grid(b.t, 66);
+  CHECK(what_if(doc, analyze_profile(doc, b.t, {})).zero_latency_us == doctest::Approx(10));
+}
+
+TEST_CASE("what-if: kernels measured sharing the SMs are replayed exactly, and run faster alone") {
+  // 0 and 1 ran together, each filling the SMs: 20 us each, 10 us of work.
+  // 2 follows 0. Delay 1's launch (its own delay kept) and they would not share.
+  TraceBuilder b;
+  b.act(0, 0, 20, 0).act(1, 0, 20, 1).act(2, 20.5, 30, 0);
+  b.t.activities[2].grid[0] = 0;  // 2 has no geometry: not modelled
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {}}, {NodeType::kernel, "_Z1cv", {0}}}, kExec);
+  give_grid(b.t, 132);
+  b.t.activities[2].grid[0] = 0;
+  const ProfileReport r = analyze_profile(doc, b.t, {});
+  CHECK(r.sm_share[2] == 0);
+  const WhatIf w = what_if(doc, r);
+  CHECK(w.as_measured_us == doctest::Approx(30));
+  REQUIRE(w.fitted_us);
+  CHECK(*w.fitted_us == doctest::Approx(30));
+  CHECK(w.zero_latency_us == doctest::Approx(29.5));
+}
+
+TEST_CASE("what-if: replays that disagree are simulated one by one, not as a schedule of medians") {
+  // Two branches; in replay 1 branch 1 waited 10 us, in replay 2 branch 3
+  // did. Per-node medians would have both wait in one schedule.
+  TraceBuilder b;
+  b.act(0, 0, 10, 0, 1).act(1, 20, 30, 0, 1).act(2, 0, 10, 1, 1).act(3, 10.5, 20.5, 1, 1);
+  b.act(0, 1000, 1010, 0, 2).act(1, 1010.5, 1020.5, 0, 2).act(2, 1000, 1010, 1, 2).act(3, 1020, 1030, 1, 2);
+  b.act(0, 2000, 2010, 0, 3).act(1, 2020, 2030, 0, 3).act(2, 2000, 2010, 1, 3).act(3, 2010.5, 2020.5, 1, 3);
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {0}}, {NodeType::kernel, "_Z1cv", {}},
+                                {NodeType::kernel, "_Z1dv", {2}}},
+                               kExec);
+  const ProfileReport r = analyze_profile(doc, b.t, {});
+  REQUIRE(r.replay_times.size() == 3);
+  const WhatIf w = what_if(doc, r);
+  CHECK(w.replays_simulated == 3u);
+  CHECK(w.measured_us == doctest::Approx(30));
+  CHECK(w.as_measured_us == doctest::Approx(30));
+  CHECK(format_what_if(w).find("replay by replay, medians of 3") != std::string::npos);
+  // Read back from JSON: the numbers as written.
+  const ProfileDocument back = read_profile_json(write_profile_json(r, doc), "r.json");
+  const WhatIf again = what_if(doc, back.report);
+  CHECK(again.as_measured_us == doctest::Approx(w.as_measured_us));
+  CHECK(again.fitted_us == w.fitted_us);
+  CHECK(again.replays_simulated == 3u);
+}
+
+TEST_CASE("account: a node held back on its channel by work outside the replay is a fake wait, other work") {
+  TraceBuilder b;
+  b.act(0, 0, 10, 0).other("eager", 5, 20, 0).act(1, 20.2, 30, 0);
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {0}}}, kExec);
+  const MakespanAccount& a = analyze_profile(doc, b.t, {}).account;
+  CHECK(parts_sum(a) == a.makespan_ns);
+  CHECK(a.part(AccountCategory::fake_other) == 10000);  // ready at 10, the eager kernel ended at 20
+  CHECK(a.nodes[1].wait == AccountCategory::fake_other);
+  CHECK(account_key(AccountCategory::fake_other) == "fake_other");
+  AccountCategory c;
+  CHECK(parse_account_key("fake_other", &c));
+  CHECK(is_fake_wait(AccountCategory::fake_other));
+}

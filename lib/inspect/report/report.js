@@ -353,6 +353,7 @@
       const m = el('table', { class: 'grid' }, el('tr', null, el('th', { text: 'what-if (schedule model)' }), el('th', { class: 'num', text: 'makespan' })));
       m.append(el('tr', null, el('td', { text: 'measured (median)' }), el('td', { class: 'num', text: us(w.measured_us) })));
       m.append(el('tr', null, el('td', { text: 'the model, as measured' }), el('td', { class: 'num', text: us(w.as_measured_us) })));
+      if (w.fitted_us !== undefined) m.append(el('tr', null, el('td', { text: 'the fitted model alone' }), el('td', { class: 'num', text: us(w.fitted_us) })));
       m.append(el('tr', null, el('td', { text: 'without fake dependencies' }), el('td', { class: 'num', text: us(w.without_fake_us) })));
       m.append(el('tr', null, el('td', { text: 'zero dependency latency' }), el('td', { class: 'num', text: us(w.zero_latency_us) })));
       right.append(m);
