@@ -145,6 +145,24 @@ expect 3 noprof_trace ranks "$work/noprof" --trace "$work/noprof.trace.json"
 [ -e "$work/noprof.trace.json" ] && fail "noprof: a trace was written"
 [ -s "$work/noprof_trace.out" ] && fail "noprof: a report was written before the trace failed"
 
+# --exec finds rank-R directories, lists ranked processes by rank and ends
+# with the cross-rank verdict, its exit code still the application's. The
+# "application" copies the two ranks in as the injection library would have
+# written them (a build without the library skips this part).
+app="cp -R '$work/extra/rank-0' '$work/extra/rank-1' \$GRAPHSCOPE_OUT/; exit 7"
+"$gs" capture --exec --out-dir "$work/exec" -- sh -c "$app" > "$work/exec.out" 2> "$work/exec.err"
+rc=$?
+if [ "$rc" -eq 4 ] && grep -q "injection library" "$work/exec.err"; then
+  echo "skipped the --exec part: no injection library in this build"
+else
+  [ "$rc" -eq 7 ] || fail "exec: exit $rc, expected the application's 7: $(cat "$work/exec.err")"
+  grep -q "^rank 0, pid 787 " "$work/exec.out" || fail "exec: rank 0 not listed first: $(cat "$work/exec.out")"
+  grep -q "^graphscope: ranks: 1 graph differs across 2 ranks: see graphscope ranks " "$work/exec.err" ||
+    fail "exec: no cross-rank line: $(cat "$work/exec.err")"
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert [p['dir'] for p in r['processes']] == ['rank-0', 'rank-1'], r" \
+    "$work/exec/index.json" || fail "exec: the run index does not list rank-0 and rank-1"
+fi
+
 [ $status -eq 0 ] && echo "ok: ranks agree, differ and refuse bad input as documented"
 cat "$work/extra.out"
 exit $status
