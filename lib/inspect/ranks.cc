@@ -44,7 +44,7 @@ double collective_us(const ProfileDocument& p) {
 }
 
 RankProcess load_rank(const AttachRun::Process& p, const std::string& run_dir, bool& profiled) {
-  const AttachIndex& x = *&p.index;
+  const AttachIndex& x = p.index;
   RankProcess r;
   r.rank = x.rank->rank;
   r.local_rank = x.rank->local_rank;
@@ -115,7 +115,7 @@ std::string listed(const std::vector<T>& v, F index) {
 
 }  // namespace
 
-std::vector<std::string> rank_diff_lines(const GraphDiff& d, const GraphDocument&, const GraphDocument&) {
+std::vector<std::string> rank_diff_lines(const GraphDiff& d) {
   std::vector<std::string> out;
   const StructureDiff& s = d.root;
   auto nodes = [](size_t n) { return std::string(n == 1 ? " node " : " nodes "); };
@@ -216,7 +216,7 @@ RanksResult compare_ranks(const AttachRun& run, const std::string& run_dir) {
         GraphDiff d = diff_graphs(ref[i].doc, b.doc);
         if (!d.same()) {
           m.same = false;
-          m.lines = rank_diff_lines(d, ref[i].doc, b.doc);
+          m.lines = rank_diff_lines(d);
           m.diff = std::move(d);
         }
       }

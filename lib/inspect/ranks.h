@@ -86,8 +86,8 @@ RanksResult compare_ranks(const std::string& run_dir);
 
 /// The differences of b against a in diff's terms, one line per group:
 /// "+1 node 17 NAME", "-2 nodes 3, 4 NAME", "~1 node 5 NAME: grid 1x1x1 -> 2x1x1",
-/// "+3 edges", ... plus "(collectives C vs D)" when they differ.
-std::vector<std::string> rank_diff_lines(const GraphDiff& d, const GraphDocument& a, const GraphDocument& b);
+/// "+3 edges between matched nodes", ... (the report adds the collective counts).
+std::vector<std::string> rank_diff_lines(const GraphDiff& d);
 
 /// The text report (ranks header, a line per graph, profiles side by side).
 std::string format_ranks(const RanksResult& r);
