@@ -19,6 +19,7 @@
 #include "inspect/graph_json.h"
 #include "inspect/io.h"
 #include "inspect/json_writer.h"
+#include "inspect/ranks.h"
 
 namespace graphscope::cli {
 namespace fs = std::filesystem;
@@ -45,6 +46,9 @@ std::string find_injection_library() {
               "not found beside " + exe.string() + " nor in its install or build tree; set GRAPHSCOPE_INJECTION_LIBRARY");
 }
 
+// pid-PID, or rank-R and rank-R.pid-PID (attach_dir_names).
+bool is_process_dir(const std::string& name) { return name.rfind("pid-", 0) == 0 || name.rfind("rank-", 0) == 0; }
+
 // A previous run's results in the same directory would be mixed with this
 // one's: remove them (only what graphscope writes there).
 void prepare_out_dir(const std::string& out) {
@@ -53,7 +57,7 @@ void prepare_out_dir(const std::string& out) {
   if (ec) throw Error(ExitCode::bad_input, out, "cannot create the output directory: " + ec.message());
   for (const auto& e : fs::directory_iterator(out, ec)) {
     std::string name = e.path().filename().string();
-    if (name.rfind("pid-", 0) == 0 && e.is_directory()) fs::remove_all(e.path(), ec);
+    if (is_process_dir(name) && e.is_directory()) fs::remove_all(e.path(), ec);
   }
   fs::remove(fs::path(out) / "index.json", ec);
 }
@@ -167,8 +171,8 @@ int run_attached(const AttachOptions& o) {
   int code = run_child(o, library);
 
   // Every process the command started under the library wrote its own
-  // pid-PID/index.json (children of torchrun or multiprocessing included:
-  // they inherit the environment).
+  // pid-PID/index.json, rank-R/ when a launcher gave it a rank (children of
+  // torchrun or multiprocessing included: they inherit the environment).
   AttachRun run;
   run.command = o.command;
   run.exit_code = code;
@@ -177,7 +181,7 @@ int run_attached(const AttachOptions& o) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(o.out_dir, ec)) {
     std::string name = e.path().filename().string();
-    if (name.rfind("pid-", 0) != 0) continue;
+    if (!is_process_dir(name) || !e.is_directory()) continue;
     fs::path index = e.path() / "index.json";
     try {
       run.processes.push_back({name, read_attach_index(read_file(index.string()), index.string())});
@@ -186,9 +190,14 @@ int run_attached(const AttachOptions& o) {
       unreadable.push_back(index.string());
     }
   }
-  std::sort(run.processes.begin(), run.processes.end(),
-            [](const auto& a, const auto& b) { return a.index.pid < b.index.pid; });
-  for (auto& p : run.processes) p.dir = "pid-" + std::to_string(p.index.pid);
+  // Ranked processes first, by rank; then the others by pid.
+  std::sort(run.processes.begin(), run.processes.end(), [](const auto& a, const auto& b) {
+    const auto& x = a.index.rank;
+    const auto& y = b.index.rank;
+    if (x.has_value() != y.has_value()) return x.has_value();
+    if (x && x->rank != y->rank) return x->rank < y->rank;
+    return a.index.pid < b.index.pid;
+  });
   write_output((fs::path(o.out_dir) / "index.json").string(), write_attach_run(run));
 
   // What the user reads: a line per graph (capture), or the reports.
@@ -196,7 +205,8 @@ int run_attached(const AttachOptions& o) {
   size_t graphs = 0;
   for (const auto& [dir, x] : run.processes) {
     const auto& g = x.graphs;
-    text += "pid " + std::to_string(x.pid) + " (" + joined(x.command_line) + "): " + std::to_string(g.size()) +
+    text += (x.rank ? "rank " + std::to_string(x.rank->rank) + ", " : std::string()) + "pid " + std::to_string(x.pid) +
+            " (" + joined(x.command_line) + "): " + std::to_string(g.size()) +
             " graph" + (g.size() == 1 ? "" : "s") +
             (x.skipped.empty() ? "" : ", " + std::to_string(x.skipped.size()) + " skipped");
     if (!x.let_go.empty()) text += "; " + x.let_go;
@@ -238,6 +248,10 @@ int run_attached(const AttachOptions& o) {
     }
     write_output(o.report, reports);
   }
+  // A multi-rank job: the cross-rank verdict in one line (the exit code
+  // stays the application's).
+  if (std::string line = ranks_summary_line(run, o.out_dir); !line.empty())
+    std::fprintf(stderr, "graphscope: %s\n", line.c_str());
   if (!graphs && !run.processes.empty())
     std::fprintf(stderr, "graphscope: no graph was instantiated%s\n",
                  o.min_nodes || !o.exec_ids.empty() || o.max_graphs ? " that passed the filters" : "");
@@ -249,7 +263,7 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
                "Run the command after -- (unmodified: python, torchrun, ...) with graphscope attached through "
                "CUDA_INJECTION64_PATH, and dump every graph its processes instantiate");
   sub.add_option("--out-dir", o.out_dir, "--exec: output directory (default graphscope-out): index.json, and "
-                                         "pid-PID/graph-ID.json per graph");
+                                         "pid-PID/graph-ID.json per graph (rank-R/ for a launcher's ranks)");
   sub.add_option("--min-nodes", o.min_nodes, "--exec: skip graphs with fewer root nodes");
   sub.add_option("--max-graphs", o.max_graphs, "--exec: dump at most this many graphs per process (then, without profiling, let go of CUPTI so replays run at full speed)");
   sub.add_flag("--no-origins", o.no_origins,

@@ -24,6 +24,10 @@ const std::vector<Command>& commands() {
                  "diff or an --exec output directory: the folded picture with pan, zoom and search, node details, "
                  "the makespan account, fake dependencies, worst delays and a replay's timeline",
        declare_report},
+      {"ranks", "Compare the graphs of a multi-rank job's ranks (an --exec output of torchrun, mpirun or srun): "
+                "graphs paired by capture order or structure, nodes that differ, collective kernels per rank, "
+                "profiles side by side, one merged trace; exit 0 all agree, 1 differ",
+       declare_ranks},
   };
   return table;
 }

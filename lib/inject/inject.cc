@@ -142,13 +142,15 @@ class Injection {
     std::vector<std::string> errors;
     AttachConfig from_env = attach_config_from([](const char* name) { return std::getenv(name); }, errors);
     pid_ = getpid();
+    std::optional<AttachRank> rank = attach_rank_from([](const char* name) { return std::getenv(name); }, errors);
     session_.emplace(std::move(from_env), int64_t(pid_), command_line());
+    session_->index().rank = rank;
     for (auto& e : errors) session_->error(std::move(e));
-    dir_ = session_->dir();
-    if (!make_dirs(dir_)) {
-      say("cannot create " + dir_ + " (" + std::strerror(errno) + "); not attaching");
+    if (!make_process_dir(rank)) {
+      say("cannot create " + session_->dir() + " (" + std::strerror(errno) + "); not attaching");
       return;
     }
+    dir_ = session_->dir();
     // journal.txt: a line per document queued for the writer, written at
     // once on the application's thread (a write(2) of a few bytes): if the
     // process is killed with documents still queued, `graphscope --exec`
@@ -335,7 +337,6 @@ class Injection {
     capture::assign_exec_ids(doc, *id);
     doc.name = "exec" + std::to_string(*id);
     doc.device = device_info(rd->context);
-    if (!device_ && doc.device) device_ = doc.device;
     const size_t g = session_->dumped(*id, doc);
     const AttachedGraph& entry = session_->index().graphs[g];
     auto shared = post_document(entry.file, std::move(doc));
@@ -575,6 +576,8 @@ class Injection {
           d.compute_capability = std::to_string(*device_->cc_major) + "." + std::to_string(*device_->cc_minor);
         if (device_->driver_version) d.driver_version = *device_->driver_version;
         if (device_->runtime_version) d.runtime_version = *device_->runtime_version;
+        d.ordinal = device_ordinal_;
+        d.pci_bus_id = device_pci_bus_id_;
         x.device = d;
       }
       x.dropped_records = collector_.dropped_records();
@@ -591,20 +594,36 @@ class Injection {
   }
 
   // Once per device: cudaGetDeviceProperties reads every attribute, and it
-  // ran in the application's thread for every graph.
+  // ran in the application's thread for every graph. The first device a
+  // graph was made on is the process's (the index's device: with one
+  // process per GPU, the rank's).
   std::optional<DeviceInfo> device_info(CUcontext ctx) {
     uint32_t dev = 0;
     if (cuptiGetDeviceId(ctx, &dev) != CUPTI_SUCCESS) return std::nullopt;
     auto known = devices_.find(dev);
-    if (known != devices_.end()) return known->second;
-    std::optional<DeviceInfo> info = read_device_info(dev);
-    if (info) devices_.emplace(dev, *info);
-    return info;
+    if (known == devices_.end()) {
+      std::string pci;
+      std::optional<DeviceInfo> info = read_device_info(dev, pci);
+      if (!info) return std::nullopt;
+      known = devices_.emplace(dev, std::make_pair(*info, pci)).first;
+    }
+    if (!device_) {
+      device_ = known->second.first;
+      device_ordinal_ = int64_t(dev);
+      device_pci_bus_id_ = known->second.second;
+    }
+    return known->second.first;
   }
 
-  static std::optional<DeviceInfo> read_device_info(uint32_t dev) {
+  // The ordinal is the CUDA one (within CUDA_VISIBLE_DEVICES); the PCI bus
+  // id, from the same properties, names the GPU on the host.
+  static std::optional<DeviceInfo> read_device_info(uint32_t dev, std::string& pci_bus_id) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, int(dev)) != cudaSuccess) return std::nullopt;
+    char pci[32];
+    std::snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", unsigned(p.pciDomainID) & 0xffffu, unsigned(p.pciBusID) & 0xffu,
+                  unsigned(p.pciDeviceID) & 0xffu);
+    pci_bus_id = pci;
     DeviceInfo info;
     info.name = p.name;
     info.cc_major = p.major;
@@ -632,6 +651,21 @@ class Injection {
 
   void say(const std::string& s) const { std::fprintf(stderr, "graphscope: pid %d: %s\n", int(pid_), s.c_str()); }
 
+  // OUT/rank-R, created exclusively (another process of the run may hold
+  // that rank: a forked worker that inherited RANK), else OUT/rank-R.pid-PID;
+  // OUT/pid-PID without a rank.
+  bool make_process_dir(const std::optional<AttachRank>& rank) {
+    if (!make_dirs(config().out)) return false;
+    const std::vector<std::string> names = attach_dir_names(rank, int64_t(pid_));
+    for (size_t i = 0; i < names.size(); ++i) {
+      session_->use_dir(names[i]);
+      const bool last = i + 1 == names.size();
+      if (mkdir(session_->dir().c_str(), 0777) == 0 || (last && errno == EEXIST)) return true;
+      if (errno != EEXIST) return false;
+    }
+    return false;
+  }
+
   static bool make_dirs(const std::string& path) {
     for (size_t p = 1; p <= path.size(); ++p) {
       if (p < path.size() && path[p] != '/') continue;
@@ -648,7 +682,7 @@ class Injection {
   CUpti_SubscriberHandle subscriber_ = nullptr;
   bool attached_ = false;
   std::atomic<bool> origins_{false};  // the origin recorder gets callbacks
-  std::unordered_map<uint32_t, DeviceInfo> devices_;  // by device id; under m_
+  std::unordered_map<uint32_t, std::pair<DeviceInfo, std::string>> devices_;  // by device id, with PCI bus id; under m_
   std::string attach_error_, profile_error_;
   std::atomic<bool> finished_{false};
   bool stood_down_ = false;
@@ -657,7 +691,9 @@ class Injection {
   bool have_stopped_trace_ = false;
   std::vector<std::shared_ptr<const GraphDocument>> docs_;    // per dumped graph: its document (profiling only)
   std::vector<ProfileReport> reports_;  // per dumped graph: its report, once analysed
-  std::optional<DeviceInfo> device_;
+  std::optional<DeviceInfo> device_;  // the first device a graph was made on
+  std::optional<int64_t> device_ordinal_;
+  std::string device_pci_bus_id_;
   std::unordered_map<CUgraphExec, Live> live_;
   bool launch_callbacks_ = false;
   int journal_ = -1;  // journal.txt

@@ -27,12 +27,22 @@ void index_members(JsonWriter& w, const AttachIndex& x) {
   w.key("complete").value(x.complete);
   w.key("profile").value(x.profile);
   if (!x.profile_error.empty()) w.key("profile_error").value(x.profile_error);
+  if (const auto& r = x.rank) {
+    w.key("rank").begin_object();
+    w.key("rank").value(r->rank);
+    if (r->local_rank) w.key("local_rank").value(*r->local_rank);
+    if (r->world_size) w.key("world_size").value(*r->world_size);
+    w.key("source").value(r->source);
+    w.end_object();
+  }
   if (const auto& d = x.device) {
     w.key("device").begin_object();
     w.key("name").value(d->name);
     if (!d->compute_capability.empty()) w.key("compute_capability").value(d->compute_capability);
     if (d->driver_version) w.key("driver_version").value(*d->driver_version);
     if (d->runtime_version) w.key("runtime_version").value(*d->runtime_version);
+    if (d->ordinal) w.key("ordinal").value(*d->ordinal);
+    if (!d->pci_bus_id.empty()) w.key("pci_bus_id").value(d->pci_bus_id);
     w.end_object();
   }
   w.key("graphs").begin_array();
@@ -128,7 +138,22 @@ class Reader {
         dev.driver_version = int64_t(r_.u32(y, JsonPath(dp, "driver_version")));
       if (uint32_t y = r_.find(d, "runtime_version"); y != kJsonAbsent)
         dev.runtime_version = int64_t(r_.u32(y, JsonPath(dp, "runtime_version")));
+      if (uint32_t y = r_.find(d, "ordinal"); y != kJsonAbsent) dev.ordinal = int64_t(r_.u32(y, JsonPath(dp, "ordinal")));
+      dev.pci_bus_id = text(d, "pci_bus_id", dp);
       x.device = dev;
+    }
+    // Indexes of releases before ranks have no "rank": none.
+    if (uint32_t k = r_.find(o, "rank"); k != kJsonAbsent) {
+      const JsonPath kp(at, "rank");
+      r_.object(k, kp);
+      AttachRank rank;
+      rank.rank = int64_t(r_.u32(r_.required(k, "rank", kp), JsonPath(kp, "rank")));
+      if (uint32_t y = r_.find(k, "local_rank"); y != kJsonAbsent)
+        rank.local_rank = int64_t(r_.u32(y, JsonPath(kp, "local_rank")));
+      if (uint32_t y = r_.find(k, "world_size"); y != kJsonAbsent)
+        rank.world_size = int64_t(r_.u32(y, JsonPath(kp, "world_size")));
+      rank.source = std::string(r_.string(r_.required(k, "source", kp), JsonPath(kp, "source")));
+      x.rank = rank;
     }
     const JsonPath gp(at, "graphs");
     uint32_t n = 0, graphs = r_.array(r_.required(o, "graphs", at), gp, "an array of graphs", &n);

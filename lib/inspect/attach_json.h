@@ -1,6 +1,7 @@
 // The documents of `--exec` (attaching to an unmodified application), read
 // and written on the same structs: "graphscope.attach/1", the index each
-// process writes into OUT/pid-PID/index.json (rewritten after every graph,
+// process writes into OUT/pid-PID/index.json (OUT/rank-R/ when a launcher
+// gave it a rank) (rewritten after every graph,
 // so it is valid whenever the process ends), and "graphscope.attach-run/1",
 // OUT/index.json, the run: the command, its exit code and every process's
 // index.
@@ -50,6 +51,16 @@ struct AttachDevice {
   std::string name;
   std::string compute_capability;  // "9.0"; empty when unknown
   std::optional<int64_t> driver_version, runtime_version;
+  std::optional<int64_t> ordinal;  // the CUDA device ordinal the graphs ran on
+  std::string pci_bus_id;          // "0000:65:00.0"; empty when unknown
+};
+
+/// The rank a launcher gave the process (torchrun, Open MPI, MPICH, Slurm),
+/// read from its environment (attach_session.h's attach_rank_from).
+struct AttachRank {
+  int64_t rank = 0;
+  std::optional<int64_t> local_rank, world_size;
+  std::string source;  // the variable the rank came from: "RANK", "OMPI_COMM_WORLD_RANK", ...
 };
 
 /// graphscope.attach/1: one process.
@@ -63,6 +74,7 @@ struct AttachIndex {
   bool profile = false;      // profiling asked for and started
   std::string profile_error;
   bool profiling = false;    // profiling asked for: graphs carry launch counts (not a key of its own)
+  std::optional<AttachRank> rank;  // absent when no launcher set one
   std::optional<AttachDevice> device;
   std::vector<AttachedGraph> graphs;
   std::vector<SkippedGraph> skipped;
@@ -80,10 +92,10 @@ struct AttachRun {
   int64_t exit_code = 0;
   bool profile = false;
   struct Process {
-    std::string dir;  // pid-PID, relative to the run's directory
+    std::string dir;  // rank-R, rank-R.pid-PID or pid-PID, relative to the run's directory
     AttachIndex index;
   };
-  std::vector<Process> processes;  // by pid
+  std::vector<Process> processes;  // ranked ones first by rank, then by pid
 };
 
 /// The process index as JSON (ends with a newline).

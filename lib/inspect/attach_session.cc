@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 
 #include "demangle.h"
@@ -88,15 +89,71 @@ AttachConfig attach_config_from(const std::function<const char*(const char*)>& g
   return c;
 }
 
+namespace {
+
+// A launcher's value: decimal digits only, below 2^31; anything else is
+// said in errors and ignored.
+std::optional<int64_t> launcher_number(const std::function<const char*(const char*)>& getenv, const char* name,
+                                       std::vector<std::string>& errors) {
+  const char* v = getenv(name);
+  if (!v) return std::nullopt;
+  const std::string s = v;
+  bool digits = !s.empty() && s.size() <= 10;
+  for (char c : s) digits = digits && c >= '0' && c <= '9';
+  if (!digits || std::stoll(s) > INT32_MAX) {
+    errors.push_back(name + ("='" + s) + "' is not a rank or size (a non-negative integer); ignored");
+    return std::nullopt;
+  }
+  return std::stoll(s);
+}
+
+}  // namespace
+
+std::optional<AttachRank> attach_rank_from(const std::function<const char*(const char*)>& getenv,
+                                           std::vector<std::string>& errors) {
+  struct Family {
+    const char *rank, *local, *size;
+  };
+  static const Family families[] = {
+      {"RANK", "LOCAL_RANK", "WORLD_SIZE"},
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"PMI_RANK", nullptr, "PMI_SIZE"},
+      {"SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS"},
+  };
+  for (const Family& f : families) {
+    std::optional<int64_t> rank = launcher_number(getenv, f.rank, errors);
+    if (!rank) continue;
+    AttachRank r;
+    r.rank = *rank;
+    r.source = f.rank;
+    if (f.local) r.local_rank = launcher_number(getenv, f.local, errors);
+    r.world_size = launcher_number(getenv, f.size, errors);
+    if (r.world_size && r.rank >= *r.world_size) {
+      errors.push_back(std::string(f.rank) + "=" + std::to_string(r.rank) + " is not below " + f.size + "=" +
+                       std::to_string(*r.world_size) + "; the size is ignored");
+      r.world_size.reset();
+    }
+    return r;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> attach_dir_names(const std::optional<AttachRank>& rank, int64_t pid) {
+  const std::string by_pid = "pid-" + std::to_string(pid);
+  if (!rank) return {by_pid};
+  const std::string by_rank = "rank-" + std::to_string(rank->rank);
+  return {by_rank, by_rank + "." + by_pid};
+}
+
 AttachSession::AttachSession(AttachConfig config, int64_t pid, std::vector<std::string> command_line)
-    : config_(std::move(config)) {
+    : config_(std::move(config)), dir_name_("pid-" + std::to_string(pid)) {
   index_.pid = pid;
   index_.command_line = std::move(command_line);
   index_.profiling = config_.profile;
   index_.profile = config_.profile;
 }
 
-std::string AttachSession::dir() const { return config_.out + "/pid-" + std::to_string(index_.pid); }
+std::string AttachSession::dir() const { return config_.out + "/" + dir_name_; }
 
 std::optional<std::string> AttachSession::skip_before_walk(std::optional<uint32_t> exec_id) {
   std::optional<std::string> why;

@@ -26,7 +26,7 @@ namespace graphscope {
 /// The options of an attached run, as `graphscope --exec` passes them to
 /// each process of the application in GRAPHSCOPE_* variables.
 struct AttachConfig {
-  std::string out = "graphscope-out";  // GRAPHSCOPE_OUT: each process writes OUT/pid-PID
+  std::string out = "graphscope-out";  // GRAPHSCOPE_OUT: each process writes OUT/pid-PID (or rank-R)
   uint64_t min_nodes = 0;              // GRAPHSCOPE_MIN_NODES: skip smaller graphs (root nodes)
   std::vector<uint32_t> exec_ids;      // GRAPHSCOPE_EXEC_IDS (comma-separated): only these; empty: all
   uint64_t max_graphs = 0;             // GRAPHSCOPE_MAX_GRAPHS: dump at most this many; 0: no limit
@@ -47,6 +47,20 @@ std::vector<std::pair<std::string, std::string>> attach_environment(const Attach
 AttachConfig attach_config_from(const std::function<const char*(const char*)>& getenv,
                                 std::vector<std::string>& errors);
 
+/// The rank a launcher gave this process, from the first family of
+/// variables whose rank is set: torchrun's RANK (LOCAL_RANK, WORLD_SIZE),
+/// Open MPI's OMPI_COMM_WORLD_RANK (_LOCAL_RANK, _SIZE), MPICH's PMI_RANK
+/// (PMI_SIZE), Slurm's SLURM_PROCID (SLURM_LOCALID, SLURM_NTASKS). Values
+/// are read strictly (decimal digits only, below 2^31): a malformed one is
+/// said in errors and ignored (a malformed rank: the next family is tried).
+std::optional<AttachRank> attach_rank_from(const std::function<const char*(const char*)>& getenv,
+                                           std::vector<std::string>& errors);
+
+/// The directory names a process may take under OUT, in the order to try
+/// them: "rank-R" then "rank-R.pid-PID" (rank-R taken already, e.g. by the
+/// parent of a forked worker that inherited RANK), or "pid-PID" alone.
+std::vector<std::string> attach_dir_names(const std::optional<AttachRank>& rank, int64_t pid);
+
 class AttachSession {
  public:
   AttachSession(AttachConfig config, int64_t pid, std::vector<std::string> command_line);
@@ -55,8 +69,10 @@ class AttachSession {
   /// The process index as it stands (graphs, skips, errors, state).
   AttachIndex& index() { return index_; }
   const AttachIndex& index() const { return index_; }
-  /// OUT/pid-PID.
+  /// OUT/NAME: NAME is pid-PID until use_dir() says otherwise.
   std::string dir() const;
+  /// The process's directory is OUT/name (one of attach_dir_names()).
+  void use_dir(std::string name) { dir_name_ = std::move(name); }
 
   /// A graph was instantiated (before walking it): the reason to skip it
   /// (recorded in the index), or nullopt to walk it. Checks the graph limit,
@@ -100,6 +116,7 @@ class AttachSession {
  private:
   AttachConfig config_;
   AttachIndex index_;
+  std::string dir_name_;
   std::vector<std::unordered_set<uint32_t>> windows_;  // per dumped graph: correlation ids analysed
 };
 

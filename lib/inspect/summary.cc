@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "collective.h"
 #include "demangle.h"
 #include "fold.h"
 #include "origin_view.h"
@@ -42,6 +43,7 @@ GraphSummary summarize(const GraphDocument& doc, size_t top) {
   s.top_nodes = doc.root.nodes.size();
   s.edges = c.edges;
   s.nested_graphs = c.nested;
+  s.collectives = count_collectives(doc.root);
   for (int t = 0; t < kNodeTypeCount; ++t)
     if (c.types[t]) s.by_type.emplace_back(std::string(to_string(NodeType(t))), c.types[t]);
   for (int t = 1; t < 3; ++t)
@@ -91,6 +93,7 @@ std::string format_summary(const GraphDocument& doc, const GraphSummary& s, cons
   line("depth", std::to_string(s.depth) + " (nodes on the longest path of the root graph)");
   line("width", std::to_string(s.width) + (s.width ? " (at level " + std::to_string(s.width_level) + ")" : ""));
   line("roots/leaves", std::to_string(s.roots) + " / " + std::to_string(s.leaves));
+  if (s.collectives) line("collectives", std::to_string(s.collectives) + " (NCCL, RCCL or in-graph all-reduce kernels)");
   const std::string repeats = describe_folding(find_repeats(doc.root), doc.root.nodes.size());
   if (!repeats.empty()) line("repeats", repeats);
   out += format_origins(doc.root);

@@ -20,6 +20,7 @@ struct GraphSummary {
   size_t width = 0;         // most nodes on one level (level = longest path from a root)
   size_t width_level = 0;
   size_t roots = 0, leaves = 0;
+  size_t collectives = 0;   // collective kernels (collective.h), nested bodies included
   std::vector<std::pair<std::string, size_t>> by_type;       // non-zero counts, fixed order
   std::vector<std::pair<std::string, size_t>> edge_types;    // non-default edge types
   std::vector<std::pair<std::string, size_t>> top_kernels;   // mangled name, count; most first

@@ -505,6 +505,26 @@ class Run:
         except (OSError, ValueError, subprocess.TimeoutExpired) as e:
             self.fail("graphscope check --help", "", "no rules-file example: %s" % e)
 
+        # graphscope.ranks/1: the recorded profiled process copied as ranks
+        # 0 and 1 of a run directory (as tests/ranks_cli.sh does).
+        rdir = os.path.join(work, "ranks")
+        rec = os.path.join(root, "tests", "data", "attach", "profile")
+        run = self.load(os.path.join(rec, "index.json"))
+        src = run["processes"][0]
+        procs = []
+        for rank in (0, 1):
+            d = "rank-%d" % rank
+            shutil.copytree(os.path.join(rec, src["dir"]), os.path.join(rdir, d))
+            p = dict(src, dir=d, pid=src["pid"] + rank)
+            p["rank"] = {"rank": rank, "local_rank": rank, "world_size": 2, "source": "RANK"}
+            procs.append(p)
+        run["processes"] = procs
+        with open(os.path.join(rdir, "index.json"), "w") as f:
+            json.dump(run, f)
+        self.check("WORKDIR/ranks/index.json", run, "fresh")
+        out = os.path.join(work, "ranks.json")
+        keep("ranks", out, self.gs(binary, ["ranks", rdir, "--json", "-o", out], out))
+
         # graphscope.attach-run/1 without a GPU: `capture --exec` of a
         # command that never initializes CUDA, which copies recorded process
         # indexes into the output directory; graphscope reads them and writes

@@ -275,3 +275,32 @@ TEST_CASE("a launch window with no record of its replays says how many records w
   CHECK(why == "no replay in the window (GRAPHSCOPE_SKIP_REPLAYS 5, 1 launches)");
   (void)h;
 }
+
+TEST_CASE("a process index carries its rank and the device's ordinal and PCI bus id, and reads them back") {
+  AttachIndex x = read_attach_index(test::read_data("attach/profile/pid-787/index.json"), "i.json");
+  CHECK_FALSE(x.rank.has_value());  // an index of a release before ranks still reads
+  x.rank = AttachRank{1, 1, 2, "RANK"};
+  REQUIRE(x.device);
+  x.device->ordinal = 1;
+  x.device->pci_bus_id = "0000:65:00.0";
+  const std::string text = write_attach_index(x);
+  AttachIndex back = read_attach_index(text, "i.json");
+  REQUIRE(back.rank);
+  CHECK(back.rank->rank == 1);
+  CHECK(back.rank->local_rank == 1);
+  CHECK(back.rank->world_size == 2);
+  CHECK(back.rank->source == "RANK");
+  CHECK(back.device->ordinal == 1);
+  CHECK(back.device->pci_bus_id == "0000:65:00.0");
+  CHECK(write_attach_index(back) == text);
+  AttachRun run;
+  run.command = {"torchrun"};
+  run.processes.push_back({"rank-1", x});
+  AttachRun run_back = read_attach_run(write_attach_run(run), "run.json");
+  CHECK(run_back.processes[0].dir == "rank-1");
+  CHECK(run_back.processes[0].index.rank->source == "RANK");
+  // A malformed rank object is refused in one line.
+  std::string bad = text;
+  bad.replace(bad.find("\"rank\": 1"), 9, "\"rank\": -1");
+  CHECK_THROWS_AS(read_attach_index(bad, "i.json"), Error);
+}

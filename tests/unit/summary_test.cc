@@ -59,3 +59,15 @@ TEST_CASE("an empty graph summarizes to zeros") {
   CHECK(s.width == 0);
   CHECK(!format_summary(doc, s, "e.json").empty());
 }
+
+TEST_CASE("the summary counts collective kernels and shows them only when there are some") {
+  auto plain = summarize(fork_join());
+  CHECK(plain.collectives == 0);
+  CHECK(format_summary(fork_join(), plain, "g.json").find("collectives") == std::string::npos);
+  auto doc = make_doc({{NodeType::kernel, "_Z4gemmv", {}},
+                       {NodeType::kernel, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", {0}},
+                       {NodeType::kernel, "_ZN4vllm26cross_device_reduce_1stageIfLi2EEEvv", {1}}});
+  auto s = summarize(doc);
+  CHECK(s.collectives == 2);
+  CHECK(format_summary(doc, s, "g.json").find("collectives    2 (") != std::string::npos);
+}
