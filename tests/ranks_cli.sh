@@ -163,6 +163,43 @@ else
     "$work/exec/index.json" || fail "exec: the run index does not list rank-0 and rank-1"
 fi
 
+# The runs recorded on two H100s (tests/data/ranks, torchrun with an NCCL
+# all-reduce captured in each rank's graph): they agree; the variant whose
+# rank 1 captured one more all-reduce is caught, naming the rank and node;
+# the profiled run's ranks side by side, their waits at the all-reduce and
+# one merged trace whose all-reduces end together on both ranks.
+rec=$data/ranks
+expect 0 rec_equal ranks "$rec/r_equal"
+grep -q "^graph #0: all 2 ranks agree (11 nodes, 1 collective)$" "$work/rec_equal.out" || fail "rec_equal: $(cat "$work/rec_equal.out")"
+grep -q "has no rank" "$work/rec_equal.out" && fail "rec_equal: the launcher (no rank, no graphs) is mentioned"
+expect 1 rec_extra ranks "$rec/r_extra"
+grep -q "rank 1 differs from rank 0: .*+1 node 10 ncclDevKernel_AllReduce_Sum_f32_RING_LL.*(collectives 2 vs 1)" "$work/rec_extra.out" ||
+  fail "rec_extra: $(cat "$work/rec_extra.out")"
+expect 0 rec_prof ranks "$rec/r_prof" --trace "$work/rec_prof.trace.json"
+grep -q "^  waited at collectives " "$work/rec_prof.out" || fail "rec_prof: no waits: $(cat "$work/rec_prof.out")"
+grep -q "^  arrived last  *0 of 19  *19 of 19$" "$work/rec_prof.out" || fail "rec_prof: arrivals: $(cat "$work/rec_prof.out")"
+python3 - "$work/rec_prof.trace.json" <<'PY' || fail "rec_prof: the merged trace"
+import json, sys
+t = json.load(open(sys.argv[1]))
+names = sorted(e["args"]["name"] for e in t["traceEvents"] if e.get("ph") == "M" and e.get("name") == "process_name")
+assert names == ["rank 0 (pid 1314, GPU 0)", "rank 1 (pid 1315, GPU 1)"], names
+per = {}
+for e in t["traceEvents"]:
+    if e.get("ph") == "X" and e["args"].get("collective") == "nccl":
+        assert e["name"].startswith("ncclDevKernel_AllReduce_Sum_f32_RING_LL("), e["name"]
+        per.setdefault(e["pid"], []).append(e["ts"] + e["dur"])
+assert sorted(per) == [0, 1] and len(per[0]) == len(per[1]) == 19, {k: len(v) for k, v in per.items()}
+# One clock: each all-reduce ends on both ranks within a microsecond.
+worst = max(abs(a - b) for a, b in zip(sorted(per[0]), sorted(per[1])))
+assert worst < 1.0, worst
+PY
+"$gs" ranks "$rec/r_prof" --json -o "$work/rec_prof.json" && python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = [x['profile'] for x in r['graphs'][0]['ranks']]
+assert p[0]['collective_wait_us'] > 1 and p[1]['collective_wait_us'] == 0 and p[1]['arrived_last'] == 19, p
+" "$work/rec_prof.json" || fail "rec_prof: the JSON waits"
+
 [ $status -eq 0 ] && echo "ok: ranks agree, differ and refuse bad input as documented"
 cat "$work/extra.out"
 exit $status

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "chrome_trace.h"
 #include "collective.h"
 #include "demangle.h"
 #include "error.h"
@@ -144,13 +145,58 @@ std::vector<std::string> rank_diff_lines(const GraphDiff& d) {
   return out;
 }
 
+// The waits at collectives of one row whose graphs every rank profiled:
+// the k-th collective kernel of each rank's trace (by start) is one
+// collective; the ranks that started it before the last one waited.
+static void collective_waits(RanksResult& r, RankRow& row) {
+  std::vector<RankProfile*> profs;
+  std::vector<std::vector<uint64_t>> starts;
+  for (const RankMatch& m : row.ranks) {
+    if (!m.graph) return;
+    RankGraph& g = r.ranks[m.rank].graphs[*m.graph];
+    if (!g.profile || g.profile->trace_file.empty()) return;
+    const std::string path = (fs::path(r.run_dir) / g.profile->trace_file).string();
+    Trace t;
+    try {
+      t = read_chrome_trace(read_file(path), path);
+    } catch (const Error&) {
+      return;  // no waits without the trace; the rest of the report stands
+    }
+    std::vector<uint64_t> s;
+    for (const Activity& a : t.activities)
+      if (a.kind == ActivityKind::kernel && a.name < t.names.size() && is_collective_kernel(t.names[a.name]))
+        s.push_back(a.start_ns);
+    std::sort(s.begin(), s.end());
+    if (s.empty() || (!starts.empty() && s.size() != starts[0].size())) return;
+    profs.push_back(&*g.profile);
+    starts.push_back(std::move(s));
+  }
+  const size_t n = starts.empty() ? 0 : starts[0].size();
+  std::vector<std::vector<double>> waited(profs.size());
+  for (size_t k = 0; k < n; ++k) {
+    uint64_t last = 0;
+    for (const auto& s : starts) last = std::max(last, s[k]);
+    for (size_t i = 0; i < profs.size(); ++i) {
+      waited[i].push_back(double(last - starts[i][k]) / 1000.0);
+      if (starts[i][k] == last) ++profs[i]->arrived_last;
+    }
+  }
+  for (size_t i = 0; i < profs.size(); ++i) {
+    auto& w = waited[i];
+    std::sort(w.begin(), w.end());
+    profs[i]->collectives_timed = n;
+    profs[i]->collective_wait_us = w.size() % 2 ? w[w.size() / 2] : (w[w.size() / 2 - 1] + w[w.size() / 2]) / 2;
+  }
+}
+
 RanksResult compare_ranks(const AttachRun& run, const std::string& run_dir) {
   RanksResult r;
   r.run_dir = run_dir;
   std::vector<const AttachRun::Process*> ranked;
   for (const auto& p : run.processes) {
     if (p.index.rank) ranked.push_back(&p);
-    else r.notes.push_back("pid " + std::to_string(p.index.pid) + " (" + p.dir + ") has no rank: left out");
+    else if (!p.index.graphs.empty())  // a launcher without graphs (torchrun's agent) needs no word
+      r.notes.push_back("pid " + std::to_string(p.index.pid) + " (" + p.dir + ") has no rank: its graphs are left out");
   }
   if (ranked.size() < 2)
     throw Error(ExitCode::bad_input, run_dir,
@@ -238,6 +284,8 @@ RanksResult compare_ranks(const AttachRun& run, const std::string& run_dir) {
       r.rows.push_back(std::move(row));
     }
   }
+  if (r.profiled)
+    for (RankRow& row : r.rows) collective_waits(r, row);
   return r;
 }
 

@@ -27,6 +27,12 @@ struct RankProfile {
   uint64_t fake = 0, blocking = 0;
   double collective_us = 0;  // sum of the median durations of its collective kernels
   std::string trace_file;    // relative to the run directory
+  // Across ranks (every rank's trace of the graph with as many collective
+  // kernels, paired by start order on the ranks' common clock): how long
+  // this rank waited at a collective for the last rank to arrive (median
+  // over collectives), and how often it was that last rank.
+  std::optional<double> collective_wait_us;
+  uint64_t collectives_timed = 0, arrived_last = 0;
 };
 
 /// One graph of one rank, in that rank's capture order.

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "chrome_trace.h"
 #include "collective.h"
+#include "demangle.h"
 #include "error.h"
 #include "io.h"
 #include "json_writer.h"
@@ -63,6 +65,19 @@ std::string profiles(const RanksResult& r) {
     cell("critical path", [](const RankProfile& p) { return fixed(p.critical_path_us); });
     cell("fake / blocking", [](const RankProfile& p) { return std::to_string(p.fake) + " / " + std::to_string(p.blocking); });
     cell("in collectives", [](const RankProfile& p) { return fixed(p.collective_us); });
+    // Waits at collectives, when the ranks' traces pair them.
+    const RankProfile* timed = nullptr;
+    for (const RankMatch& m : row.ranks)
+      if (m.graph && r.ranks[m.rank].graphs[*m.graph].profile &&
+          r.ranks[m.rank].graphs[*m.graph].profile->collective_wait_us)
+        timed = &*r.ranks[m.rank].graphs[*m.graph].profile;
+    if (!timed) continue;
+    cell("waited at collectives", [](const RankProfile& p) {
+      return p.collective_wait_us ? fixed(*p.collective_wait_us) : std::string("-");
+    });
+    cell("arrived last", [](const RankProfile& p) {
+      return std::to_string(p.arrived_last) + " of " + std::to_string(p.collectives_timed);
+    });
   }
   return out;
 }
@@ -184,6 +199,11 @@ std::string write_ranks_json(const RanksResult& r) {
           w.key("fake").value(q->fake);
           w.key("blocking").value(q->blocking);
           w.key("collective_us").value(q->collective_us);
+          if (q->collective_wait_us) {
+            w.key("collective_wait_us").value(*q->collective_wait_us);
+            w.key("collectives_timed").value(q->collectives_timed);
+            w.key("arrived_last").value(q->arrived_last);
+          }
           w.key("trace").value(q->trace_file);
           w.end_object();
         }
@@ -238,6 +258,15 @@ std::string merge_rank_traces(const RanksResult& r) {
     w.begin_object().key("ph").value("M").key("name").value("process_sort_index").key("pid").value(p.rank);
     w.key("tid").value(0).key("args").begin_object().key("sort_index").value(p.rank).end_object().end_object();
   }
+  // Each rank's streams, named.
+  std::set<std::pair<int64_t, uint32_t>> named;
+  for (const Part& part : parts)
+    for (const Activity& a : part.t.activities)
+      if (named.insert({part.p->rank, a.stream}).second) {
+        w.begin_object().key("ph").value("M").key("name").value("thread_name").key("pid").value(part.p->rank);
+        w.key("tid").value(uint64_t(a.stream)).key("args").begin_object();
+        w.key("name").value("stream " + std::to_string(a.stream)).end_object().end_object();
+      }
   for (const Part& part : parts) {
     for (const Activity& a : part.t.activities) {
       const char* cat = a.kind == ActivityKind::kernel   ? "kernel"
@@ -245,8 +274,11 @@ std::string merge_rank_traces(const RanksResult& r) {
                         : a.kind == ActivityKind::memset ? "gpu_memset"
                         : a.kind == ActivityKind::host   ? "graph_host"
                                                          : "gpu_other";
+      // Names as the rank's own trace shows them: demangled, the mangled
+      // one in the arguments.
       const std::string& name = part.t.names[a.name];
-      w.begin_object().key("ph").value("X").key("cat").value(cat).key("name").value(name);
+      const std::string shown = demangle(name);
+      w.begin_object().key("ph").value("X").key("cat").value(cat).key("name").value(shown);
       w.key("pid").value(part.p->rank).key("tid").value(uint64_t(a.stream));
       w.key("ts").value(double(a.start_ns - base) / 1000.0);
       w.key("dur").value(double(a.end_ns > a.start_ns ? a.end_ns - a.start_ns : 0) / 1000.0);
@@ -255,6 +287,7 @@ std::string merge_rank_traces(const RanksResult& r) {
       w.key("correlation").value(uint64_t(a.correlation));
       w.key("graph id").value(uint64_t(a.graph_id.value_or(part.exec_graph_id)));
       w.key("rank").value(part.p->rank);
+      if (shown != name) w.key("mangled name").value(name);
       if (a.kind == ActivityKind::kernel)
         if (std::string_view lib = collective_library(name); !lib.empty()) w.key("collective").value(lib);
       w.end_object().end_object();

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The multi-rank issue's (18) GPU run on a machine with two GPUs, and the
+# what-if model's live runs (issue 14), in one call: built files in .dev/
+# (graphscope, its injection library and live module, samples/) with their
+# libraries in .devlibs/. Writes logs and the recorded outputs under $OUT, in
+# one archive.
+#   bash tests/gpu/device_ranks.sh [ranks|whatif|all]
+set -uo pipefail
+t_tail=25
+source "$(dirname "$0")/device_common.sh"
+export GRAPHSCOPE_INJECTION_LIBRARY=$root/.dev/libgraphscope_inject.so GRAPHSCOPE_LIVE_LIBRARY=$root/.dev/libgraphscope_live.so
+# NVLink multicast stays off (KINDS.md).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+gs=$root/.dev/graphscope
+part=${1:-all}
+nvidia-smi -L >> "$out/device.txt"
+app=tests/gpu/torch/ranks_app.py
+if [ "$part" = ranks ] || [ "$part" = all ]; then
+  t plain timeout -s KILL 120 python3 -m torch.distributed.run --standalone --nproc-per-node 2 $app
+  t capture_equal timeout -s KILL 150 "$gs" capture --exec --out-dir /tmp/r_equal -- python3 -m torch.distributed.run --standalone --nproc-per-node 2 $app
+  t ranks_equal bash -c "'$gs' ranks /tmp/r_equal; echo rc \$?; '$gs' ranks /tmp/r_equal --json -o /tmp/r_equal/ranks.json; echo rc \$?"
+  t capture_extra timeout -s KILL 150 "$gs" capture --exec --out-dir /tmp/r_extra -- python3 -m torch.distributed.run --standalone --nproc-per-node 2 $app --extra-on 1
+  t ranks_extra bash -c "'$gs' ranks /tmp/r_extra; echo rc \$?"
+  t profile_equal timeout -s KILL 150 "$gs" profile --exec --out-dir /tmp/r_prof -- python3 -m torch.distributed.run --standalone --nproc-per-node 2 $app --replays 20
+  t ranks_prof bash -c "'$gs' ranks /tmp/r_prof --trace /tmp/r_prof/ranks.trace.json; echo rc \$?; ls -la /tmp/r_prof/ranks.trace.json"
+  for d in r_equal r_extra r_prof; do (cd /tmp && tar -czf "$out/$d.tgz" "$d"); done
+fi
+if [ "$part" = whatif ] || [ "$part" = all ]; then
+  mkdir -p "$out/whatif"
+  for c in 8 1; do
+    for s in chain copies cublas_gemm forkjoin memalloc mixed pdl wide; do
+      "$gs" profile .dev/samples/$s.so --connections $c --replays 20 -o "$out/whatif/$s.c$c.txt" > /dev/null 2>&1 || echo "profile $s c$c: $?"
+    done
+    for k in 2 3; do "$gs" profile .dev/samples/mixed.so --connections $c --replays 20 -o "$out/whatif/mixed.c$c.run$k.txt" > /dev/null 2>&1; done
+    CUDA_DEVICE_MAX_CONNECTIONS=$c RECORD_REPLAYS_ONLY=20 "$gs" profile --exec --out-dir /tmp/torch_c$c -o "$out/whatif/torch_more.c$c.txt" -- python3 tests/record/record_torch_more.py /tmp/torch_more_out > "$out/whatif/torch_more.c$c.log" 2>&1
+    CUDA_DEVICE_MAX_CONNECTIONS=$c "$gs" profile --exec --out-dir /tmp/llama_c$c -o "$out/whatif/llama.c$c.txt" -- python3 tests/gpu/torch/origins_app.py llama --layers 8 > "$out/whatif/llama.c$c.log" 2>&1
+  done
+  (cd /tmp && tar -czf "$out/torch_c8.tgz" torch_c8)
+  grep -h "measured makespan\|the model, as\|fitted\|zero dep" "$out"/whatif/*.txt | head -80
+fi
+pack_results
