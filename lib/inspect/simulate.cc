@@ -164,11 +164,31 @@ double simulate(const Schedule& s, double latency, double dispatch, bool share_e
   return last > first ? last - first : 0;
 }
 
-double median_delay(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+// Per node (medians), whether the other kernels running when it was ready
+// held every SM (their shares add up to 1 or more); empty without shares.
+std::vector<char> sms_held_at_ready(const ProfileReport& r) {
+  const size_t n = r.nodes.size();
+  if (r.sm_share.size() != n) return {};
+  std::vector<std::pair<double, double>> starts, ends;  // (time, share)
+  std::vector<std::pair<double, uint32_t>> queries;
+  for (const NodeProfile& p : r.nodes) {
+    if (!p.replays || p.index >= n) continue;
+    if (r.sm_share[p.index] > 0) starts.push_back({p.start_us, r.sm_share[p.index]}), ends.push_back({p.end_us, r.sm_share[p.index]});
+    queries.push_back({p.ready_us, p.index});
+  }
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
+  std::sort(queries.begin(), queries.end());
+  std::vector<char> held(n, 0);
+  size_t a = 0, b = 0;
+  double d = 0;
+  for (const auto& [t, i] : queries) {
+    // Running at t: started before t, not ended by t.
+    while (a < starts.size() && starts[a].first < t) d += starts[a++].second;
+    while (b < ends.size() && ends[b].first <= t) d -= ends[b++].second;
+    held[i] = d >= 1.0 - 1e-9;
+  }
+  return held;
 }
 
 }  // namespace
@@ -177,21 +197,22 @@ ScheduleModel fit_schedule_model(const GraphDocument& doc, const ProfileReport& 
   const Graph& g = doc.root;
   ScheduleModel m;
   // The mean delay of nodes whose predecessors all have records (a host
-  // node's time is not latency), with a real observed dependency.
-  std::vector<double> delays;
+  // node's time is not latency), with a real observed dependency; with SM
+  // shares, not those ready while other kernels held every SM (their delay
+  // was a wait for SMs, which the shares model).
+  const std::vector<char> held = sms_held_at_ready(r);
+  double sum = 0;
   for (const NodeProfile& p : r.nodes) {
     if (!p.replays || p.index >= g.nodes.size() || g.nodes[p.index].dependencies.empty() || p.verdict == Verdict::fake ||
         p.blocking || p.delay_us < 0)
       continue;
     bool direct = true;
     for (const auto& d : g.nodes[p.index].dependencies) direct = direct && timed(r, d.from) && d.type == EdgeType::standard;
-    if (!direct) continue;
-    delays.push_back(p.delay_us);
+    if (!direct || (!held.empty() && held[p.index])) continue;
+    sum += p.delay_us;
+    ++m.latency_samples;
   }
-  // The median: a few long waits (for SMs other branches held, which the
-  // SM shares model) must not set every node's latency.
-  m.latency_samples = delays.size();
-  m.latency_us = median_delay(delays);
+  m.latency_us = m.latency_samples ? sum / double(m.latency_samples) : 0;
   // Siblings (the same predecessors, or roots), by start: the span of their
   // starts over their count is the dispatcher's pace. Nodes that waited for
   // a blocker on a lane that was not busy (a copy engine) do not count.

@@ -728,3 +728,20 @@ TEST_CASE("account: a node held back on its channel by work outside the replay i
   CHECK(parse_account_key("fake_other", &c));
   CHECK(is_fake_wait(AccountCategory::fake_other));
 }
+
+TEST_CASE("what-if: a dependent that waited for SMs other kernels held does not set the fitted latency") {
+  // 0 -> 1 and 2 -> 3; kernels 0 and 2 fill the SMs together; 3 waited
+  // 30 us for them, 1 only 0.5 us after its predecessor.
+  TraceBuilder b;
+  b.act(0, 0, 20, 0).act(2, 0, 60, 1).act(1, 20.5, 30, 0).act(3, 0.0, 0.0, 1);
+  b.t.activities[3].start_ns = 90000, b.t.activities[3].end_ns = 100000;  // 3: ready at 60, started at 90
+  GraphDocument doc = make_doc({{NodeType::kernel, "_Z1av", {}}, {NodeType::kernel, "_Z1bv", {0}}, {NodeType::kernel, "_Z1cv", {}},
+                                {NodeType::kernel, "_Z1dv", {2}}},
+                               kExec);
+  const ScheduleModel plain = what_if(doc, analyze_profile(doc, b.t, {})).model;
+  CHECK(plain.latency_us == doctest::Approx(15.25));  // the mean of 0.5 and 30
+  give_grid(b.t, 132);
+  // 3 was ready at 60 with nothing running: its 30 us count. 1 was ready at
+  // 20 while 2 held every SM: left out.
+  CHECK(what_if(doc, analyze_profile(doc, b.t, {})).model.latency_us == doctest::Approx(30));
+}
