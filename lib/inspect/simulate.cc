@@ -130,21 +130,30 @@ double simulate(const Schedule& s, double latency, double dispatch, bool share_e
       if (s.dispatched[i]) {
         // A node's own delay; the model's latency for dependents only (a
         // root's own delay is its dispatch after the graph's start).
-        const bool own = own_latency && s.latency[i] >= 0;
+        // Without shared engines, a copy's measured delay (mostly the
+        // engine's) is not its own: the model's latency instead.
+        const bool own = own_latency && s.latency[i] >= 0 && (share_engines || s.engine[i].empty());
         const double l = own ? s.latency[i] : has_pred[i] && !programmatic_only[i] ? latency : 0.0;
         start = own ? rd + l : std::max(rd + l, dispatcher + dispatch);
-        dispatcher = start;
-      }
-      if (share_engines && !s.engine[i].empty()) {
-        auto& free = engine_free[s.engine[i]];
-        start = std::max(start, free);
-        free = start + s.duration[i];
+        // A measured delay may hold a wait (for a copy engine, the SMs)
+        // that the model makes itself: it paces no other node.
+        if (!own) dispatcher = start;
       }
       starts.push({std::max(start, now), i});
       continue;
     }
     const uint32_t i = starts.top().second;
     starts.pop();
+    // A copy takes its engine in the order the copies would start (each
+    // replay's own delays encode the order they took it in), else waits.
+    if (share_engines && !s.engine[i].empty()) {
+      auto& free = engine_free[s.engine[i]];
+      if (free > now) {
+        starts.push({free, i});
+        continue;
+      }
+      free = now + s.duration[i];
+    }
     begin[i] = now;
     if (s.runs[i]) first = std::min(first, now);
     if (s.share[i] > 0) {

@@ -26,16 +26,21 @@ if [ "$part" = ranks ] || [ "$part" = all ]; then
   for d in r_equal r_extra r_prof; do (cd /tmp && tar -czf "$out/$d.tgz" "$d"); done
 fi
 if [ "$part" = whatif ] || [ "$part" = all ]; then
-  mkdir -p "$out/whatif"
+  # Each profile keeps its graph and trace (JSON report and Chrome trace), so
+  # the model can be re-evaluated offline.
+  w=$out/whatif; mkdir -p "$w"
+  prof() {  # prof NAME C ARGS...
+    local name=$1 c=$2; shift 2
+    "$gs" profile "$@" --connections $c --replays 20 -o "$w/$name.c$c.txt" --trace-out "$w/$name.c$c.trace.json" > /dev/null 2>&1 || echo "profile $name c$c: $?"
+  }
   for c in 8 1; do
-    for s in chain copies cublas_gemm forkjoin memalloc mixed pdl wide; do
-      "$gs" profile .dev/samples/$s.so --connections $c --replays 20 -o "$out/whatif/$s.c$c.txt" > /dev/null 2>&1 || echo "profile $s c$c: $?"
-    done
-    for k in 2 3; do "$gs" profile .dev/samples/mixed.so --connections $c --replays 20 -o "$out/whatif/mixed.c$c.run$k.txt" > /dev/null 2>&1; done
-    CUDA_DEVICE_MAX_CONNECTIONS=$c RECORD_REPLAYS_ONLY=20 "$gs" profile --exec --out-dir /tmp/torch_c$c -o "$out/whatif/torch_more.c$c.txt" -- python3 tests/record/record_torch_more.py /tmp/torch_more_out > "$out/whatif/torch_more.c$c.log" 2>&1
-    CUDA_DEVICE_MAX_CONNECTIONS=$c "$gs" profile --exec --out-dir /tmp/llama_c$c -o "$out/whatif/llama.c$c.txt" -- python3 tests/gpu/torch/origins_app.py llama --layers 8 > "$out/whatif/llama.c$c.log" 2>&1
+    for s in chain copies cublas_gemm forkjoin memalloc mixed pdl wide; do prof $s $c .dev/samples/$s.so; done
+    for n in forward backward; do prof two_graphs.$n $c .dev/samples/two_graphs.so --name $n; done
+    for k in 2 3; do prof mixed.run$k $c .dev/samples/mixed.so; done
+    CUDA_DEVICE_MAX_CONNECTIONS=$c RECORD_REPLAYS_ONLY=20 "$gs" profile --exec --out-dir /tmp/torch_c$c -o "$w/torch_more.c$c.txt" -- python3 tests/record/record_torch_more.py /tmp/torch_more_out > "$w/torch_more.c$c.log" 2>&1
+    CUDA_DEVICE_MAX_CONNECTIONS=$c "$gs" profile --exec --out-dir /tmp/llama_c$c -o "$w/llama.c$c.txt" -- python3 tests/gpu/torch/origins_app.py llama --layers 8 > "$w/llama.c$c.log" 2>&1
   done
-  (cd /tmp && tar -czf "$out/torch_c8.tgz" torch_c8)
-  grep -h "measured makespan\|the model, as\|fitted\|zero dep" "$out"/whatif/*.txt | head -80
+  (cd /tmp && tar -czf "$out/torch_exec.tgz" torch_c8 torch_c1 llama_c8 llama_c1)
+  grep -c "" "$w"/*.txt | head -3
 fi
 pack_results
