@@ -85,7 +85,10 @@ std::string run_report(const ReportRequest& q, const std::string& dir) {
       } else if (run.profile) {
         note = ag.profile_error.empty() ? "not profiled" : ag.profile_error;
       }
-      add(in, *g, "pid " + std::to_string(proc.index.pid) + " graph " + std::to_string(ag.exec_graph_id), int(p));
+      const std::string who = proc.index.rank ? "rank " + std::to_string(proc.index.rank->rank) + " (pid " +
+                                                    std::to_string(proc.index.pid) + ")"
+                                              : "pid " + std::to_string(proc.index.pid);
+      add(in, *g, who + " graph " + std::to_string(ag.exec_graph_id), int(p));
       in.graphs.back().profile_note = note;
       graphs.push_back(std::move(g));
     }

@@ -571,7 +571,14 @@ class PageWriter {
                                      : !x.let_go.empty()     ? "let go: " + x.let_go
                                      : !x.profile_error.empty() ? "profiling: " + x.profile_error
                                                                 : std::string());
-      w.key_literal("device").value(x.device ? x.device->name : std::string());
+      // The device, with the GPU's ordinal and bus id where the index has
+      // them (multi-rank runs: which GPU each rank drove).
+      std::string device = x.device ? x.device->name : std::string();
+      if (x.device && x.device->ordinal)
+        device += " (GPU " + std::to_string(*x.device->ordinal) +
+                  (x.device->pci_bus_id.empty() ? std::string() : ", " + x.device->pci_bus_id) + ")";
+      w.key_literal("device").value(device);
+      if (x.rank) w.key_literal("rank").value(x.rank->rank);
       w.key_literal("graphs").begin_array();
       for (size_t k = 0; k < in_.graphs.size(); ++k)
         if (in_.graphs[k].process == int(p)) w.value(uint64_t(k));

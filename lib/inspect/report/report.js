@@ -95,7 +95,7 @@
       const sk = el('td');
       for (const x of p.skipped) sk.append(el('div', { text: 'graph ' + (x.exec_graph_id === null ? '?' : x.exec_graph_id) + ': ' + x.why }));
       for (const x of p.errors) sk.append(el('div', { class: 'note', text: x }));
-      t.append(el('tr', null, el('td', { text: p.dir + ' (pid ' + p.pid + ')' }), el('td', { text: p.command.join(' ') }),
+      t.append(el('tr', null, el('td', { text: p.rank !== undefined ? 'rank ' + p.rank + ' (pid ' + p.pid + ')' : p.dir + ' (pid ' + p.pid + ')' }), el('td', { text: p.command.join(' ') }),
         el('td', { text: p.device }), el('td', { text: (p.attached ? 'attached' : 'not attached') + (p.complete ? ', ran to its end' : ', ended early') + (p.problem ? '; ' + p.problem : '') }),
         gs, sk));
     }
