@@ -18,6 +18,7 @@
 #include "json_writer.h"
 #include "order.h"
 #include "parallel.h"
+#include "stats.h"
 #include "topology.h"
 
 namespace graphscope {
@@ -40,16 +41,6 @@ bool parse_verdict(std::string_view s, Verdict* out) {
 }
 
 namespace {
-
-double median(std::vector<double>& v) {
-  if (v.empty()) return 0;
-  size_t m = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + long(m), v.end());
-  double hi = v[m];
-  if (v.size() % 2) return hi;
-  double lo = *std::max_element(v.begin(), v.begin() + long(m));
-  return (lo + hi) / 2;
-}
 
 // The root graph's dependency lists (each dependency's `from`) as flat
 // arrays: a node is hundreds of bytes, and the analysis reads nothing else of

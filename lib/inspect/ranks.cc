@@ -13,6 +13,7 @@
 #include "io.h"
 #include "load.h"
 #include "profile_json.h"
+#include "stats.h"
 #include "text.h"
 
 namespace graphscope {
@@ -182,10 +183,8 @@ static void collective_waits(RanksResult& r, RankRow& row) {
     }
   }
   for (size_t i = 0; i < profs.size(); ++i) {
-    auto& w = waited[i];
-    std::sort(w.begin(), w.end());
     profs[i]->collectives_timed = n;
-    profs[i]->collective_wait_us = w.size() % 2 ? w[w.size() / 2] : (w[w.size() / 2 - 1] + w[w.size() / 2]) / 2;
+    profs[i]->collective_wait_us = median(waited[i]);
   }
 }
 

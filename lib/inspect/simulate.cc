@@ -8,6 +8,7 @@
 #include <queue>
 #include <vector>
 
+#include "stats.h"
 #include "text.h"
 
 namespace graphscope {
@@ -324,12 +325,6 @@ Schedule schedule_of(const Graph& g, const ProfileReport& r, const Measured& m, 
   return s;
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 }  // namespace
 
@@ -373,10 +368,10 @@ WhatIf what_if(const GraphDocument& doc, const ProfileReport& r) {
     zero.push_back(simulate(s, 0, 0, true, false));
     fitted.push_back(simulate(s, w.model.latency_us, w.model.dispatch_us, true, false));
   }
-  w.as_measured_us = median_of(as);
-  w.without_fake_us = median_of(without);
-  w.zero_latency_us = median_of(zero);
-  w.fitted_us = median_of(fitted);
+  w.as_measured_us = median(as);
+  w.without_fake_us = median(without);
+  w.zero_latency_us = median(zero);
+  w.fitted_us = median(fitted);
   w.replays_simulated = sets.size() == r.replay_times.size() ? sets.size() : 0;
   return w;
 }
