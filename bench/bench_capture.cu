@@ -157,6 +157,32 @@ int main(int argc, char** argv) {
       }
       (void)cudaGetLastError();
     });
+    // The same three queries straight to the driver (what the walk uses).
+    double d_type = -1, d_deps = -1, d_cluster = -1;
+    if (api.graph_node_get_type && api.graph_node_get_dependencies && api.graph_kernel_node_get_attribute) {
+      d_type = bench::time_ms([&] {
+        for (auto h : hs) {
+          CUgraphNodeType t;
+          api.graph_node_get_type(reinterpret_cast<CUgraphNode>(h), &t);
+        }
+      });
+      d_deps = bench::time_ms([&] {
+        CUgraphNode d[16];
+        CUgraphEdgeData e[16];
+        for (auto h : hs) {
+          size_t k = 16;
+          api.graph_node_get_dependencies(reinterpret_cast<CUgraphNode>(h), d, e, &k);
+        }
+      });
+      d_cluster = bench::time_ms([&] {
+        for (auto h : hs) {
+          CUkernelNodeAttrValue v{};
+          api.graph_kernel_node_get_attribute(reinterpret_cast<CUgraphNode>(h), CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v);
+        }
+      });
+    }
+    std::printf("through the driver's entry points (ms): GetType %.1f, GetDependencies %.1f, cluster attribute %.1f\n",
+                d_type, d_deps, d_cluster);
     capture::WalkOptions lean;
     lean.details = false;
     double t_lean = bench::time_ms([&] { capture::walk_graph(g, lean); });

@@ -24,6 +24,9 @@ DriverApi load() {
   resolve("cuKernelGetName", 12030, &api.kernel_get_name);
   resolve("cuDeviceGet", 12000, &api.device_get);
   resolve("cuDeviceGetAttribute", 12000, &api.device_get_attribute);
+  resolve("cuGraphNodeGetType", 12000, &api.graph_node_get_type);
+  resolve("cuGraphNodeGetDependencies", 12030, &api.graph_node_get_dependencies);
+  resolve("cuGraphKernelNodeGetAttribute", 12000, &api.graph_kernel_node_get_attribute);
   if (api.driver_version >= 13010) {
     resolve("cuGraphNodeGetLocalId", 13010, &api.graph_node_get_local_id);
     resolve("cuGraphNodeGetToolsId", 13010, &api.graph_node_get_tools_id);

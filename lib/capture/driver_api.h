@@ -15,6 +15,11 @@ struct DriverApi {
   CUresult (*kernel_get_name)(const char**, CUkernel) = nullptr;
   CUresult (*device_get)(CUdevice*, int) = nullptr;
   CUresult (*device_get_attribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
+  // The walk's per-node queries, straight to the driver: the runtime's
+  // wrappers of the same calls add their own checks to each of 100k calls.
+  CUresult (*graph_node_get_type)(CUgraphNode, CUgraphNodeType*) = nullptr;
+  CUresult (*graph_node_get_dependencies)(CUgraphNode, CUgraphNode*, CUgraphEdgeData*, size_t*) = nullptr;
+  CUresult (*graph_kernel_node_get_attribute)(CUgraphNode, CUkernelNodeAttrID, CUkernelNodeAttrValue*) = nullptr;
   // CUDA 13.1: graph and node ids without CUPTI. Null on older drivers.
   CUresult (*graph_node_get_local_id)(CUgraphNode, unsigned int*) = nullptr;
   CUresult (*graph_node_get_tools_id)(CUgraphNode, unsigned long long*) = nullptr;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <cstddef>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -127,6 +128,13 @@ struct DotIds {
 };
 
 void load_dot_ids(cudaGraph_t root, DotIds& ids);
+
+// The driver's types stand in for the runtime's in the queries below.
+static_assert(sizeof(CUgraphEdgeData) == sizeof(cudaGraphEdgeData) &&
+              offsetof(CUgraphEdgeData, type) == offsetof(cudaGraphEdgeData, type));
+static_assert(int(CU_GRAPH_NODE_TYPE_KERNEL) == int(cudaGraphNodeTypeKernel) &&
+              int(CU_GRAPH_NODE_TYPE_CONDITIONAL) == int(cudaGraphNodeTypeConditional) &&
+              int(CU_GRAPH_NODE_TYPE_MEM_FREE) == int(cudaGraphNodeTypeMemFree));
 
 class Walker {
  public:
@@ -295,20 +303,34 @@ class Walker {
   // All driver queries of one node (the walk's first phase).
   void query(cudaGraphNode_t h, RawNode& r, std::vector<cudaGraphNode_t>& deps,
              std::vector<cudaGraphEdgeData>& edges) {
-    GS_CUDA(cudaGraphNodeGetType(h, &r.type));
+    // The driver's entry points where it has them; a driver call that fails
+    // is made again through the runtime, whose error the walk reports.
+    const auto ch = reinterpret_cast<CUgraphNode>(h);
+    CUgraphNodeType type{};
+    if (api_.graph_node_get_type && api_.graph_node_get_type(ch, &type) == CUDA_SUCCESS)
+      r.type = cudaGraphNodeType(type);
+    else
+      GS_CUDA(cudaGraphNodeGetType(h, &r.type));
     r.local_id = local_id(h);
     // Dependencies with their edge data (without an edge-data array, a node
     // with programmatic edges fails with cudaErrorLossyQuery).
     r.dep_begin = uint32_t(deps.size());
+    auto get_deps = [&](cudaGraphNode_t* d, cudaGraphEdgeData* e, size_t* count) {
+      if (api_.graph_node_get_dependencies &&
+          api_.graph_node_get_dependencies(ch, reinterpret_cast<CUgraphNode*>(d), reinterpret_cast<CUgraphEdgeData*>(e),
+                                           count) == CUDA_SUCCESS)
+        return;
+      GS_CUDA(cudaGraphNodeGetDependencies(h, d, e, count));
+    };
     size_t nd = 16;
     deps.resize(r.dep_begin + nd);
     edges.resize(r.dep_begin + nd);
-    GS_CUDA(cudaGraphNodeGetDependencies(h, deps.data() + r.dep_begin, edges.data() + r.dep_begin, &nd));
+    get_deps(deps.data() + r.dep_begin, edges.data() + r.dep_begin, &nd);
     if (nd >= 16) {
-      GS_CUDA(cudaGraphNodeGetDependencies(h, nullptr, nullptr, &nd));
+      get_deps(nullptr, nullptr, &nd);
       deps.resize(r.dep_begin + nd);
       edges.resize(r.dep_begin + nd);
-      GS_CUDA(cudaGraphNodeGetDependencies(h, deps.data() + r.dep_begin, edges.data() + r.dep_begin, &nd));
+      get_deps(deps.data() + r.dep_begin, edges.data() + r.dep_begin, &nd);
     }
     deps.resize(r.dep_begin + nd);
     edges.resize(r.dep_begin + nd);
@@ -334,7 +356,13 @@ class Walker {
     }
     if (opt_.details) {
       cudaLaunchAttributeValue v{};
-      if (cudaGraphKernelNodeGetAttribute(h, cudaLaunchAttributeClusterDimension, &v) == cudaSuccess) {
+      bool got = false;
+      if (api_.graph_kernel_node_get_attribute) {
+        CUkernelNodeAttrValue dv{};
+        got = api_.graph_kernel_node_get_attribute(ch, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &dv) == CUDA_SUCCESS;
+        if (got) v.clusterDim = {dv.clusterDim.x, dv.clusterDim.y, dv.clusterDim.z};
+      }
+      if (got || cudaGraphKernelNodeGetAttribute(h, cudaLaunchAttributeClusterDimension, &v) == cudaSuccess) {
         if (v.clusterDim.x * v.clusterDim.y * v.clusterDim.z > 1) {
           r.cluster = Dim3{v.clusterDim.x, v.clusterDim.y, v.clusterDim.z};
           r.have_cluster = true;
