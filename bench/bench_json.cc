@@ -11,6 +11,7 @@
 
 #include "bench_util.h"
 #include "inspect/graph_json.h"
+#include "inspect/fold.h"
 #include "inspect/json_tape.h"
 #include "inspect/json_writer.h"
 #include "inspect/validate.h"
@@ -61,8 +62,10 @@ int main(int argc, char** argv) {
   GraphDocument doc = make_graph(n);
   validate_graph(doc, "bench");
   std::string text;
-  std::vector<double> w, t, r, v, rv;
+  std::vector<double> w, f, t, r, v, rv;
   for (int i = 0; i < reps; ++i) w.push_back(bench::time_ms([&] { text = write_graph_json(doc); }));
+  // Folding alone (the JSON's "repeats" section is part of every write).
+  for (int i = 0; i < reps; ++i) f.push_back(bench::time_ms([&] { (void)find_repeats(doc.root); }));
   // The tape alone (issue 17: how much of a read is the parse), then the
   // read as commands do it; read + validate is taken per call, so its median
   // is of whole calls.
@@ -81,6 +84,7 @@ int main(int argc, char** argv) {
   std::printf("json: %u nodes, %.1f MB\n", n, text.size() / 1e6);
   std::printf("%-22s %10s %10s %10s\n", "step", "best ms", "median ms", "target ms");
   row("write_graph_json", w, "500");
+  row("  find_repeats", f, "");
   row("  JsonTape::parse", t, "");
   row("read_graph_json", r, "");
   row("  + validate_graph", v, "");

@@ -1,6 +1,8 @@
 #include "graph_json.h"
 
 #include <charconv>
+#include <exception>
+#include <thread>
 #include <limits>
 #include <algorithm>
 #include <unordered_map>
@@ -569,7 +571,7 @@ class NodeText : public JsonLine {
   bool first_ = false;
 };
 
-void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t);
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t, std::vector<std::string>* formatted = nullptr);
 
 // "origin": {"module", "modules", "python", "nvtx", "op", "native"}, each
 // only when known.
@@ -779,22 +781,27 @@ void format_nodes(const Graph& g, size_t begin, size_t end, size_t indent, std::
   }
 }
 
-void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t) {
-  w.key_literal("nodes").begin_array();
+// Each node's line depends on that node alone: a large graph's nodes are
+// formatted in parallel slices, to be joined in order ({} for a small one).
+std::vector<std::string> format_in_slices(const Graph& g, size_t indent) {
   const size_t n = g.nodes.size();
   unsigned threads = worker_count(n, 10000);
-  if (n < 20000 || threads < 2) {
+  if (n < 20000 || threads < 2) return {};
+  std::vector<std::string> parts(threads);
+  parallel_slices(n, threads, [&](unsigned k, size_t begin, size_t end) {
+    format_nodes(g, begin, end, indent, parts[k]);
+  });
+  return parts;
+}
+
+// `formatted`: the root's nodes already formatted by format_in_slices at
+// this writer's indentation, or null.
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t, std::vector<std::string>* formatted) {
+  w.key_literal("nodes").begin_array();
+  std::vector<std::string> parts = formatted ? std::move(*formatted) : format_in_slices(g, w.indent() + 2);
+  if (parts.empty())
     for (const auto& node : g.nodes) write_node(w, node, g.graph_id, t);
-  } else {
-    // Each node's line depends on that node alone: large graphs are
-    // formatted in parallel slices and joined in order.
-    std::vector<std::string> parts(threads);
-    size_t indent = w.indent() + 2;
-    parallel_slices(n, threads, [&](unsigned k, size_t begin, size_t end) {
-      format_nodes(g, begin, end, indent, parts[k]);
-    });
-    for (auto& part : parts) w.raw_elements(part);
-  }
+  for (auto& part : parts) w.raw_elements(part);
   w.end_array();
 }
 
@@ -887,8 +894,32 @@ std::string write_graph_json(const GraphDocument& doc) {
     for (const auto& [mangled, demangled] : names) w.key(mangled).value(demangled);
     w.end_object();
   }
-  // What repeats (a view: every node stays in "nodes").
-  const Folding folding = find_repeats(doc.root);
+  // What repeats (a view: every node stays in "nodes"). A large graph's
+  // nodes are formatted meanwhile: the section comes first in the text.
+  Folding folding;
+  std::vector<std::string> formatted;
+  if (doc.root.nodes.size() >= 20000 && worker_count(doc.root.nodes.size(), 10000) >= 2) {
+    std::exception_ptr failed;
+    std::thread fold([&] {
+      try {
+        folding = find_repeats(doc.root);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    });
+    try {
+      JsonWriter probe(2);  // indentation depends on depth alone
+      probe.begin_object().key_literal("nodes").begin_array();
+      formatted = format_in_slices(doc.root, probe.indent() + 2);
+    } catch (...) {
+      fold.join();
+      throw;
+    }
+    fold.join();
+    if (failed) std::rethrow_exception(failed);
+  } else {
+    folding = find_repeats(doc.root);
+  }
   if (!folding.repeats.empty()) {
     w.key_literal("repeats").begin_array();
     for (const Repeat& r : folding.repeats) {
@@ -907,7 +938,7 @@ std::string write_graph_json(const GraphDocument& doc) {
     w.end_array();
   }
   NodeText t;
-  write_graph_body(w, doc.root, t);
+  write_graph_body(w, doc.root, t, formatted.empty() ? nullptr : &formatted);
   w.end_object();
   return w.take();
 }

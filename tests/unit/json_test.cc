@@ -3,6 +3,7 @@
 
 #include "graph_builder.h"
 #include "inspect/error.h"
+#include "inspect/fold.h"
 #include "inspect/graph_json.h"
 #include "inspect/json_writer.h"
 #include "inspect/load.h"
@@ -221,15 +222,17 @@ TEST_CASE("nodes out of index order are refused") {
 }
 
 TEST_CASE("large graphs written in parallel slices read back node for node") {
-  // Above the parallel threshold (20k nodes): a chain with one fork per 7.
+  // Above the parallel threshold (20k nodes): a chain with one fork per 7,
+  // a block of 7 that repeats.
   std::vector<graphscope::test::Spec> specs;
   for (uint32_t i = 0; i < 25000; ++i) {
-    graphscope::test::Spec s{NodeType::kernel, i % 2 ? "_Z1av" : "_Z1bv", {}};
+    graphscope::test::Spec s{NodeType::kernel, i % 7 ? "_Z1av" : "_Z1bv", {}};
     if (i) s.deps.push_back(i - 1);
     if (i >= 7 && i % 7 == 0) s.deps.push_back(i - 7);
     specs.push_back(s);
   }
   GraphDocument doc = graphscope::test::make_doc(specs);
+  for (auto& node : doc.root.nodes) node.kernel->grid = {1, 1, 1};  // same geometry in each block
   std::string text = write_graph_json(doc);
   GraphDocument back = read_graph_json(text, "big.json");
   validate_graph(back, "big.json");
@@ -239,7 +242,15 @@ TEST_CASE("large graphs written in parallel slices read back node for node") {
     CHECK(back.root.nodes[i].dependencies.size() == doc.root.nodes[i].dependencies.size());
   }
   CHECK(write_graph_json(back) == text);
-  CHECK(nlohmann::json::parse(text)["nodes"].size() == 25000);
+  const auto parsed = nlohmann::json::parse(text);
+  CHECK(parsed["nodes"].size() == 25000);
+  // The repeats, found while the nodes were formatted, are written first.
+  const graphscope::Folding f = graphscope::find_repeats(doc.root);
+  REQUIRE(!f.repeats.empty());
+  REQUIRE(parsed["repeats"].size() == f.repeats.size());
+  CHECK(parsed["repeats"][0]["count"] == f.repeats[0].count);
+  CHECK(parsed["repeats"][0]["members"].size() == f.repeats[0].copies.size());
+  CHECK(text.find("\"repeats\"") < text.find("\"nodes\""));
 }
 
 TEST_CASE("a UTF-8 byte order mark before a graph document is ignored") {
