@@ -34,7 +34,7 @@ class OriginRecorder {
   static OriginRecorder& instance();
 
   /// Enables the callbacks it needs on a subscriber that forwards them to
-  /// on_callback(): the NVTX, runtime and driver API domains and the
+  /// on_callback(): the NVTX domain, the driver API calls that make nodes and the
   /// resource callbacks of graph nodes. False when CUPTI refused.
   bool enable(CUpti_SubscriberHandle subscriber);
 
@@ -59,6 +59,10 @@ class OriginRecorder {
 
   /// The path of the libcupti this code runs with ("" when unknown).
   static std::string cupti_path();
+
+  /// Tests only: every Python stack read takes the long way, without the
+  /// caches of line numbers (their results must agree).
+  static void uncached_for_tests(bool on);
 
   struct Impl;
 

@@ -1,0 +1,80 @@
+// The Python half of origins without a GPU: a library that a Python program
+// loads with ctypes.PyDLL and calls where a framework would launch a kernel.
+// Each call plays the CUPTI callbacks a stream-captured launch brings
+// (runtime API entry, a node created, exit) into OriginRecorder, timing the
+// entry (where the thread's Python stack is read), and hands back the
+// node's origin as the graph JSON writes it. bench/py_origins.py drives it
+// (timings) and tests/python/origin_walk.py (the stack read checked against
+// a full walk).
+#include <cupti.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "capture/origin.h"
+
+using graphscope::capture::OriginRecorder;
+
+namespace {
+
+uint64_t g_next_node = 0x1000;
+std::string g_last;
+
+void api(const char* name, CUpti_ApiCallbackSite site, int rv) {
+  CUpti_CallbackData d{};
+  d.callbackSite = site;
+  d.functionName = name;
+  d.functionReturnValue = &rv;
+  OriginRecorder::instance().on_callback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                         &d);
+}
+
+}  // namespace
+
+extern "C" {
+
+// A stream capture begins (the recorder reads Python only while one runs).
+void gs_begin_capture() {
+  api("cudaStreamBeginCapture", CUPTI_API_ENTER, 0);
+  api("cudaStreamBeginCapture", CUPTI_API_EXIT, 0);
+}
+
+// It ends: the recorder forgets what it learnt of Python objects.
+void gs_end_capture() {
+  api("cudaStreamEndCapture", CUPTI_API_ENTER, 0);
+  api("cudaStreamEndCapture", CUPTI_API_EXIT, 0);
+}
+
+// One launch inside the capture; returns the nanoseconds the entry
+// callback took (the stack read).
+int64_t gs_launch() {
+  auto t0 = std::chrono::steady_clock::now();
+  api("cudaLaunchKernel", CUPTI_API_ENTER, 0);
+  auto t1 = std::chrono::steady_clock::now();
+  CUpti_GraphData g{};
+  g.node = reinterpret_cast<CUgraphNode>(g_next_node += 16);
+  CUpti_ResourceData rd{};
+  rd.resourceDescriptor = &g;
+  OriginRecorder::instance().on_callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, &rd);
+  api("cudaLaunchKernel", CUPTI_API_EXIT, 0);
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+}
+
+// The origin of the last launch: its modules (qualified name and class),
+// then its Python frames, one per line; valid until the next call.
+const char* gs_last_origin() {
+  g_last.clear();
+  auto o = OriginRecorder::instance().origin_of(g_next_node);
+  if (!o) return "";
+  for (const auto& m : o->modules) g_last += "module " + m.name + " " + m.type + "\n";
+  for (const auto& f : o->python) g_last += "frame " + f.file + ":" + std::to_string(f.line) + " " + f.function + "\n";
+  return g_last.c_str();
+}
+
+// 1: every read takes the long way, without the recorder's caches (what
+// the cached reads must agree with).
+void gs_uncached(int on) { OriginRecorder::uncached_for_tests(on != 0); }
+
+}  // extern "C"

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Origins' Python stack read, without a GPU or PyTorch.
+
+Builds, in a temporary directory, a stand-in for the stacks PyTorch and
+transformers make: a package named torch (under site-packages, so its files
+count as the framework) whose Module calls forward through _wrapped_call_impl
+and _call_impl as PyTorch 2.x does, and a transformers-like Llama (decorated
+forwards, decoder layers, attention, MLP) whose kernels "launch" by calling
+bench/py_origins.cc's gs_launch(), which plays the CUPTI callbacks of a
+captured launch into graphscope's OriginRecorder.
+
+  py_origins.py LIB [--layers 8] [--forwards 5] [--check]
+
+Prints the read's time per launch (median and spread over the forwards).
+With --check, every launch is read twice, once as the recorder reads (with
+its caches) and once the long way (line numbers from the interpreter every
+time), and any difference in modules or frames fails (exit 1): the test
+origins.python_walk runs this.
+"""
+import argparse
+import ctypes
+import os
+import statistics
+import sys
+import shutil
+import tempfile
+import textwrap
+
+TORCH_MODULE = '''
+import ctypes, os
+_lib = ctypes.PyDLL(os.environ["GS_PY_ORIGINS_LIB"])
+_lib.gs_launch.restype = ctypes.c_int64
+
+class Module:
+    def __init__(self):
+        object.__setattr__(self, "_modules", {})
+    def __setattr__(self, name, value):
+        if isinstance(value, Module):
+            self._modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+    def __getattr__(self, name):
+        mods = self.__dict__.get("_modules", {})
+        if name in mods:
+            return mods[name]
+        raise AttributeError(name)
+    def _call_impl(self, *args, **kwargs):
+        forward_call = self.forward
+        return forward_call(*args, **kwargs)
+    def _wrapped_call_impl(self, *args, **kwargs):
+        return self._call_impl(*args, **kwargs)
+    __call__ = _wrapped_call_impl
+
+class ModuleList(Module):
+    def __init__(self, mods):
+        super().__init__()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+    def __iter__(self):
+        return iter(self._modules.values())
+'''
+
+TORCH_FUNCTIONAL = '''
+import ctypes
+from .modules.module import _lib
+
+_lib.gs_last_origin.restype = ctypes.c_char_p
+check = False
+times = []  # ns per read
+pairs = []  # (cached, the long way)
+
+def _launch():
+    if check:
+        _lib.gs_uncached(0)
+        _lib.gs_launch()
+        fast = _lib.gs_last_origin()
+        _lib.gs_uncached(1)
+        _lib.gs_launch()
+        full = _lib.gs_last_origin()
+        _lib.gs_uncached(0)
+        pairs.append((fast, full))
+    else:
+        times.append(_lib.gs_launch())
+
+def linear(x, w):
+    _launch()
+    return x
+
+def silu(x):
+    _launch()
+    return x
+
+def softmax(x):
+    _launch()
+    return x
+
+def scaled_dot_product_attention(q, k, v):
+    _launch(); _launch()
+    return q
+
+def rms(x):
+    _launch(); _launch(); _launch()
+    return x
+
+def add(a, b):
+    _launch()
+    return a
+'''
+
+TORCH_LINEAR = '''
+from .module import Module
+from .. import functional as F
+
+class Linear(Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = 1.0
+    def forward(self, x):
+        return F.linear(x, self.weight)
+'''
+
+MODELING = '''
+import functools
+from torch.nn.modules.module import Module, ModuleList
+from torch.nn.modules.linear import Linear
+import torch.nn.functional as F
+
+def can_return_tuple(fn):
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    return wrapper
+
+def deprecate_kwarg(fn):
+    @functools.wraps(fn)
+    def wrapped_func(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapped_func
+
+class GradientCheckpointingLayer(Module):
+    def __call__(self, *args, **kwargs):
+        return super().__call__(*args, **kwargs)
+
+class LlamaRMSNorm(Module):
+    def forward(self, x):
+        return F.rms(x)
+
+class LlamaMLP(Module):
+    def __init__(self):
+        super().__init__()
+        self.gate_proj = Linear()
+        self.up_proj = Linear()
+        self.down_proj = Linear()
+    def forward(self, x):
+        down_proj = self.down_proj(F.add(F.silu(self.gate_proj(x)), self.up_proj(x)))
+        return down_proj
+
+def apply_rotary_pos_emb(q, k):
+    return F.add(q, k), F.add(k, q)
+
+def eager_attention_forward(module, q, k, v):
+    w = F.softmax(F.linear(q, k))
+    return F.scaled_dot_product_attention(w, k, v)
+
+class LlamaAttention(Module):
+    def __init__(self):
+        super().__init__()
+        self.q_proj = Linear()
+        self.k_proj = Linear()
+        self.v_proj = Linear()
+        self.o_proj = Linear()
+    @deprecate_kwarg
+    def forward(self, x):
+        q = self.q_proj(x)
+        k = self.k_proj(x)
+        v = self.v_proj(x)
+        q, k = apply_rotary_pos_emb(q, k)
+        out = eager_attention_forward(self, q, k, v)
+        return self.o_proj(out)
+
+class LlamaDecoderLayer(GradientCheckpointingLayer):
+    def __init__(self):
+        super().__init__()
+        self.self_attn = LlamaAttention()
+        self.mlp = LlamaMLP()
+        self.input_layernorm = LlamaRMSNorm()
+        self.post_attention_layernorm = LlamaRMSNorm()
+    @deprecate_kwarg
+    def forward(self, x):
+        residual = x
+        x = self.input_layernorm(x)
+        x = self.self_attn(x)
+        x = F.add(residual, x)
+        residual = x
+        x = self.post_attention_layernorm(x)
+        x = self.mlp(x)
+        return F.add(residual, x)
+
+class LlamaModel(Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = ModuleList([LlamaDecoderLayer() for _ in range(layers)])
+        self.norm = LlamaRMSNorm()
+    @can_return_tuple
+    def forward(self, x):
+        for decoder_layer in self.layers:
+            x = decoder_layer(x)
+        return self.norm(x)
+
+class LlamaForCausalLM(Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.model = LlamaModel(layers)
+        self.lm_head = Linear()
+    @can_return_tuple
+    def forward(self, x):
+        return self.lm_head(self.model(x))
+'''
+
+
+def write(root, rel, text):
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(textwrap.dedent(text))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("lib")
+    ap.add_argument("--layers", type=int, default=8)
+    ap.add_argument("--forwards", type=int, default=5)
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    os.environ["GS_PY_ORIGINS_LIB"] = os.path.abspath(a.lib)
+    tmp = tempfile.mkdtemp(prefix="gs_py_origins.")
+    try:
+        return run(a, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(a, tmp):
+    site = os.path.join(tmp, "lib", "site-packages")
+    write(site, "torch/__init__.py", "")
+    write(site, "torch/nn/__init__.py", "")
+    write(site, "torch/nn/modules/__init__.py", "")
+    write(site, "torch/nn/modules/module.py", TORCH_MODULE)
+    write(site, "torch/nn/modules/linear.py", TORCH_LINEAR)
+    write(site, "torch/nn/functional.py", TORCH_FUNCTIONAL)
+    write(tmp, "app/modeling_llama.py", MODELING)
+    sys.path[:0] = [site, os.path.join(tmp, "app")]
+    import torch.nn.modules.module as tm  # noqa: E402
+    import modeling_llama  # noqa: E402
+
+    import torch.nn.functional as F  # noqa: E402
+
+    lib = tm._lib
+    F.check = a.check
+    model = modeling_llama.LlamaForCausalLM(a.layers)
+    times = []
+    for f in range(a.forwards):
+        lib.gs_begin_capture()
+        del F.times[:]
+        model(0.0)
+        times.extend(F.times[1:] if f == 0 else F.times)
+        lib.gs_end_capture()
+    if a.check:
+        failures = [p for p in F.pairs if p[0] != p[1] or not p[1]]
+        for fast, full in failures[:3]:
+            print("origins differ:\n  cached:\n    %s\n  the long way:\n    %s" % (
+                fast.decode().replace("\n", "\n    "), full.decode().replace("\n", "\n    ")))
+        print("%d launches read twice, %d differ" % (len(F.pairs), len(failures)))
+        return 1 if failures or not F.pairs else 0
+    times.sort()
+    q = lambda p: times[min(len(times) - 1, int(p * len(times)))] / 1000.0
+    print("python %s, %d layers, %d launches per forward, %d forwards: read per launch median %.2f us "
+          "(p10 %.2f, p90 %.2f)" % (sys.version.split()[0], a.layers, len(times) // a.forwards, a.forwards,
+                                     statistics.median(times) / 1000.0, q(0.1), q(0.9)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
