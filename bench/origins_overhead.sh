@@ -14,14 +14,21 @@ gs=$1; runs=${2:-5}; captures=${3:-5}; layers=${4:-8}
 app=$(cd "$(dirname "$0")/.." && pwd)/tests/gpu/torch/origins_app.py
 out=$(mktemp -d)
 show() { python3 -c "import json,sys; print('%s run %s (ms): %s' % (sys.argv[1], sys.argv[2], ' '.join('%.1f' % (t * 1e3) for t in json.load(open(sys.argv[3]))['capture_instantiate_s'])))" "$@"; }
+# Every process on the same CPUs: GS_BENCH_CPUS (a taskset list), else the
+# CPUs nvidia-smi names as GPU 0's affinity ("" runs unpinned).
+cpus=${GS_BENCH_CPUS-$(nvidia-smi topo -m 2>/dev/null | awk '$1 == "GPU0" {
+  for (i = 2; i <= NF; ++i) if ($i ~ /^[0-9]+-[0-9]+(,[0-9]+(-[0-9]+)?)*$/) { print $i; exit } }')}
+pin=()
+if [ -n "$cpus" ] && command -v taskset > /dev/null; then pin=(taskset -c "$cpus"); fi
+echo "processes pinned to CPUs: ${cpus:-no}"
 args=(llama --layers "$layers" --captures "$captures")
 for ((k = 1; k <= runs; ++k)); do
-  python3 "$app" "${args[@]}" --timing "$out/plain.$k.json" > /dev/null
+  "${pin[@]}" python3 "$app" "${args[@]}" --timing "$out/plain.$k.json" > /dev/null
   show plain "$k" "$out/plain.$k.json"
-  "$gs" capture --exec --no-origins --out-dir "$out/off.$k" -- python3 "$app" "${args[@]}" \
+  "${pin[@]}" "$gs" capture --exec --no-origins --out-dir "$out/off.$k" -- python3 "$app" "${args[@]}" \
     --timing "$out/off.$k.json" > /dev/null 2>&1
   show off "$k" "$out/off.$k.json"
-  "$gs" capture --exec --out-dir "$out/on.$k" -- python3 "$app" "${args[@]}" --timing "$out/on.$k.json" > /dev/null 2>&1
+  "${pin[@]}" "$gs" capture --exec --out-dir "$out/on.$k" -- python3 "$app" "${args[@]}" --timing "$out/on.$k.json" > /dev/null 2>&1
   show on "$k" "$out/on.$k.json"
 done
 python3 - "$out" "$runs" <<'PY'

@@ -23,21 +23,28 @@ shift 3 || shift $#
 [ "${1:-}" = "--" ] && shift
 app=$(cd "$(dirname "$0")" && pwd)/serving_startup.py
 out=$(mktemp -d)
+# Every process on the same CPUs: GS_BENCH_CPUS (a taskset list), else the
+# CPUs nvidia-smi names as GPU 0's affinity ("" runs unpinned).
+cpus=${GS_BENCH_CPUS-$(nvidia-smi topo -m 2>/dev/null | awk '$1 == "GPU0" {
+  for (i = 2; i <= NF; ++i) if ($i ~ /^[0-9]+-[0-9]+(,[0-9]+(-[0-9]+)?)*$/) { print $i; exit } }')}
+pin=()
+if [ -n "$cpus" ] && command -v taskset > /dev/null; then pin=(taskset -c "$cpus"); fi
+echo "processes pinned to CPUs: ${cpus:-no}"
 batches=50 prev=
 for a in "$@"; do [ "$prev" = --batches ] && batches=$a; prev=$a; done
 graphs=$((batches + 1))
 for ((k = 1; k <= runs; ++k)); do
-  python3 "$app" "$@" --timing "$out/plain.$k.json" | sed "s/^/plain   $k: /"
-  "$gs" capture --exec --out-dir "$out/capture.$k" -- python3 "$app" "$@" --timing "$out/capture.$k.json" \
+  "${pin[@]}" python3 "$app" "$@" --timing "$out/plain.$k.json" | sed "s/^/plain   $k: /"
+  "${pin[@]}" "$gs" capture --exec --out-dir "$out/capture.$k" -- python3 "$app" "$@" --timing "$out/capture.$k.json" \
     2> "$out/capture.$k.err" | grep "^serving" | sed "s/^/capture $k: /" || { cat "$out/capture.$k.err"; exit 1; }
-  CUDA_INJECTION64_PATH=$bare python3 "$app" "$@" --timing "$out/cupti.$k.json" | sed "s/^/cupti   $k: /"
-  "$gs" profile --exec --out-dir "$out/profile.$k" -o "$out/profile.$k.txt" -- python3 "$app" "$@" \
+  CUDA_INJECTION64_PATH=$bare "${pin[@]}" python3 "$app" "$@" --timing "$out/cupti.$k.json" | sed "s/^/cupti   $k: /"
+  "${pin[@]}" "$gs" profile --exec --out-dir "$out/profile.$k" -o "$out/profile.$k.txt" -- python3 "$app" "$@" \
     --timing "$out/profile.$k.json" 2> "$out/profile.$k.err" | grep "^serving" | sed "s/^/profile $k: /" ||
     { tail -5 "$out/profile.$k.err"; }
-  "$gs" capture --exec --max-graphs "$graphs" --out-dir "$out/limit.$k" -- python3 "$app" "$@" \
+  "${pin[@]}" "$gs" capture --exec --max-graphs "$graphs" --out-dir "$out/limit.$k" -- python3 "$app" "$@" \
     --timing "$out/limit.$k.json" 2> "$out/limit.$k.err" | grep "^serving" | sed "s/^/limit   $k: /" || { cat "$out/limit.$k.err"; exit 1; }
 done
-GRAPHSCOPE_DEBUG_TIMES=1 "$gs" capture --exec --out-dir "$out/times" -- python3 "$app" "$@" 2>&1 |
+GRAPHSCOPE_DEBUG_TIMES=1 "${pin[@]}" "$gs" capture --exec --out-dir "$out/times" -- python3 "$app" "$@" 2>&1 |
   grep -E "^serving|calls" | sed "s/^/times: /"
 python3 - "$out" "$runs" <<'PY'
 import glob, json, statistics, sys
