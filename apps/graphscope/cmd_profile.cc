@@ -20,6 +20,7 @@
 #include "inspect/html_report.h"
 #include "inspect/json_writer.h"
 #include "inspect/load.h"
+#include "inspect/parallel.h"
 #include "inspect/profile.h"
 #include "inspect/profile_json.h"
 #include "inspect/profile_report.h"
@@ -141,25 +142,12 @@ int run_offline(const ProfileCli& c) {
   // reader (one thread) and the trace's (every core) together. The graph's
   // error, when both fail, is the one reported, as if read first.
   GraphDocument doc;
-  std::exception_ptr graph_error;
-  std::thread graph_reader([&] {
-    try {
-      doc = load_graph(c.graph);
-    } catch (...) {
-      graph_error = std::current_exception();
-    }
-  });
   Trace trace;
-  std::exception_ptr trace_error;
-  try {
-    InputText text(c.trace);
-    trace = read_chrome_trace(text.view(), c.trace);
-  } catch (...) {
-    trace_error = std::current_exception();
-  }
-  graph_reader.join();
-  if (graph_error) std::rethrow_exception(graph_error);
-  if (trace_error) std::rethrow_exception(trace_error);
+  run_beside([&] { doc = load_graph(c.graph); },
+             [&] {
+               InputText text(c.trace);
+               trace = read_chrome_trace(text.view(), c.trace);
+             });
   phases.done("read inputs");
   std::vector<std::pair<std::string, std::string>> out;
   std::string text;

@@ -1,8 +1,6 @@
 #include "graph_json.h"
 
 #include <charconv>
-#include <exception>
-#include <thread>
 #include <limits>
 #include <algorithm>
 #include <unordered_map>
@@ -899,24 +897,12 @@ std::string write_graph_json(const GraphDocument& doc) {
   Folding folding;
   std::vector<std::string> formatted;
   if (doc.root.nodes.size() >= 20000 && worker_count(doc.root.nodes.size(), 10000) >= 2) {
-    std::exception_ptr failed;
-    std::thread fold([&] {
-      try {
-        folding = find_repeats(doc.root);
-      } catch (...) {
-        failed = std::current_exception();
-      }
-    });
-    try {
-      JsonWriter probe(2);  // indentation depends on depth alone
-      probe.begin_object().key_literal("nodes").begin_array();
-      formatted = format_in_slices(doc.root, probe.indent() + 2);
-    } catch (...) {
-      fold.join();
-      throw;
-    }
-    fold.join();
-    if (failed) std::rethrow_exception(failed);
+    run_beside([&] { folding = find_repeats(doc.root); },
+               [&] {
+                 JsonWriter probe(2);  // indentation depends on depth alone
+                 probe.begin_object().key_literal("nodes").begin_array();
+                 formatted = format_in_slices(doc.root, probe.indent() + 2);
+               });
   } else {
     folding = find_repeats(doc.root);
   }

@@ -46,4 +46,27 @@ void parallel_slices(size_t count, unsigned workers, Body body) {
   if (first) std::rethrow_exception(first);
 }
 
+/// Runs side() on a thread of its own while the calling thread runs main(),
+/// and returns when both have finished. If either threw, side()'s exception
+/// is rethrown first (as if it had run first), else main()'s.
+template <typename Side, typename Main>
+void run_beside(Side side, Main main) {
+  std::exception_ptr side_error, main_error;
+  std::thread t([&] {
+    try {
+      side();
+    } catch (...) {
+      side_error = std::current_exception();
+    }
+  });
+  try {
+    main();
+  } catch (...) {
+    main_error = std::current_exception();
+  }
+  t.join();
+  if (side_error) std::rethrow_exception(side_error);
+  if (main_error) std::rethrow_exception(main_error);
+}
+
 }  // namespace graphscope
