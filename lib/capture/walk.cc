@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <cstddef>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "inspect/demangle.h"
 #include "inspect/io.h"
 #include "inspect/nvdot_reader.h"
+#include "inspect/parallel.h"
 
 namespace graphscope::capture {
 namespace {
@@ -118,6 +120,23 @@ struct KernelName {
   std::string mangled, demangled;
 };
 
+// Demangled names, kept for the process: an attached graphscope walks many
+// graphs of the same kernels (a server's start-up graphs, one per batch
+// size), and a long template name takes microseconds to demangle.
+std::string demangle_kept(const std::string& mangled) {
+  static std::mutex m;
+  static auto* kept = new std::unordered_map<std::string, std::string>;  // never freed: walks may come late
+  {
+    std::lock_guard<std::mutex> lock(m);
+    auto it = kept->find(mangled);
+    if (it != kept->end()) return it->second;
+  }
+  std::string d = demangle(mangled);
+  std::lock_guard<std::mutex> lock(m);
+  if (kept->size() < (size_t(1) << 16)) kept->emplace(mangled, d);
+  return d;
+}
+
 // Graph and node ids read from cudaGraphDebugDotPrint: the fallback when
 // CUPTI cannot be used because another tool (compute-sanitizer, Nsight, a
 // profiler) holds it. The verbose DOT names every node's handle beside its
@@ -176,29 +195,49 @@ class Walker {
     }
     if (prepare.joinable()) prepare.join();
     else build();
+    // Kernel names come from the driver through the walk's cache: looked up
+    // here, on this thread, once per node.
+    std::vector<const KernelName*> names(n, nullptr);
+    for (uint32_t i = 0; i < n; ++i)
+      if (raw[i].type == cudaGraphNodeTypeKernel && raw[i].have_params) names[i] = &kernel_name(raw[i].func, raw[i].kern);
+    // The model: each node from its own raw facts alone, so a large graph's
+    // nodes are filled in parallel slices.
+    auto fill = [&](unsigned, size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        Node& node = out.nodes[i];
+        const RawNode& r = raw[i];
+        cudaGraphNode_t h = nodes[i];
+        node.index = uint32_t(i);
+        node.type = map_type(r.type);
+        if (node.type == NodeType::unknown) node.type_spelling = "cudaGraphNodeType " + std::to_string(int(r.type));
+        node.node_id = r.local_id;
+        node.graph_id = out.graph_id;
+        node.template_tools_id = (uint64_t(*out.graph_id) << 32) | node.node_id;
+        if (depth == 0) node.tools_id = node.template_tools_id;
+        if (opt_.handles) node.handle = reinterpret_cast<uintptr_t>(h);
+        if (opt_.origin_of) node.origin = opt_.origin_of(reinterpret_cast<uintptr_t>(h));
+        node.dependencies.resize(r.dep_count);
+        for (uint32_t k = 0; k < r.dep_count; ++k) {
+          uint32_t from = index->find(deps[r.dep_begin + k]);
+          if (from == HandleIndex::kNone)
+            throw Error(ExitCode::device, "cudaGraphNodeGetDependencies", "a dependency outside the graph");
+          const cudaGraphEdgeData& e = edges[r.dep_begin + k];
+          node.dependencies[k] = Dependency{from, map_edge(e), e.from_port, e.to_port};
+        }
+        if (names[i]) kernel(r, node, names[i]->mangled);
+      }
+    };
+    parallel_slices(n, n >= 20000 ? worker_count(n, 5000, 16) : 1, fill);
+    // What needs the driver again, on this thread: kernels without the
+    // driver's parameters, and every other node's details (child graphs
+    // are walked from here).
     for (uint32_t i = 0; i < n; ++i) {
       Node& node = out.nodes[i];
-      const RawNode& r = raw[i];
-      cudaGraphNode_t h = nodes[i];
-      node.index = i;
-      node.type = map_type(r.type);
-      if (node.type == NodeType::unknown) node.type_spelling = "cudaGraphNodeType " + std::to_string(int(r.type));
-      node.node_id = r.local_id;
-      node.graph_id = out.graph_id;
-      node.template_tools_id = (uint64_t(*out.graph_id) << 32) | node.node_id;
-      if (depth == 0) node.tools_id = node.template_tools_id;
-      if (opt_.handles) node.handle = reinterpret_cast<uintptr_t>(h);
-      if (opt_.origin_of) node.origin = opt_.origin_of(reinterpret_cast<uintptr_t>(h));
-      node.dependencies.resize(r.dep_count);
-      for (uint32_t k = 0; k < r.dep_count; ++k) {
-        uint32_t from = index->find(deps[r.dep_begin + k]);
-        if (from == HandleIndex::kNone)
-          throw Error(ExitCode::device, "cudaGraphNodeGetDependencies", "a dependency outside the graph");
-        const cudaGraphEdgeData& e = edges[r.dep_begin + k];
-        node.dependencies[k] = Dependency{from, map_edge(e), e.from_port, e.to_port};
+      if (node.type == NodeType::kernel) {
+        if (!names[i]) kernel(raw[i], node, runtime_kernel_name(raw[i]));
+      } else {
+        details(nodes[i], node, depth);
       }
-      if (node.type == NodeType::kernel) kernel(r, node);
-      else details(h, node, depth);
       if (node.type == NodeType::conditional) has_conditional_ = true;
     }
     link_dependents(out);
@@ -268,7 +307,7 @@ class Walker {
     KernelName kn;
     if (name) {
       kn.mangled = name;
-      kn.demangled = demangle(kn.mangled);
+      kn.demangled = demangle_kept(kn.mangled);
       if (kn.demangled == kn.mangled) kn.demangled.clear();
     }
     return names_.emplace(key, std::move(kn)).first->second;
@@ -373,18 +412,20 @@ class Walker {
     }
   }
 
-  void kernel(const RawNode& r, Node& node) {
-    KernelInfo k;
-    if (r.have_params) {
-      node.kernel_name = kernel_name(r.func, r.kern).mangled;  // demangled once per kernel: see names()
-    } else {
-      const char* name = nullptr;
-      if (cudaFuncGetName(&name, reinterpret_cast<const void*>(r.func)) != cudaSuccess || !name) {
-        (void)cudaGetLastError();
-        name = "";
-      }
-      node.kernel_name = name;
+  // Without the driver's parameters: the runtime's name of its own kernels.
+  static std::string runtime_kernel_name(const RawNode& r) {
+    const char* name = nullptr;
+    if (cudaFuncGetName(&name, reinterpret_cast<const void*>(r.func)) != cudaSuccess || !name) {
+      (void)cudaGetLastError();
+      name = "";
     }
+    return name;
+  }
+
+  // Mangled: demangled once per kernel (see names()).
+  void kernel(const RawNode& r, Node& node, const std::string& name) const {
+    KernelInfo k;
+    node.kernel_name = name;
     k.grid = r.grid;
     k.block = r.block;
     k.shared_mem_bytes = r.shared;

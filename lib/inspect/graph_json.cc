@@ -783,7 +783,8 @@ void format_nodes(const Graph& g, size_t begin, size_t end, size_t indent, std::
 // formatted in parallel slices, to be joined in order ({} for a small one).
 std::vector<std::string> format_in_slices(const Graph& g, size_t indent) {
   const size_t n = g.nodes.size();
-  unsigned threads = worker_count(n, 10000);
+  // A dump on a large machine is waited for: up to 16 threads here.
+  unsigned threads = worker_count(n, 5000, 16);
   if (n < 20000 || threads < 2) return {};
   std::vector<std::string> parts(threads);
   parallel_slices(n, threads, [&](unsigned k, size_t begin, size_t end) {
@@ -896,7 +897,7 @@ std::string write_graph_json(const GraphDocument& doc) {
   // nodes are formatted meanwhile: the section comes first in the text.
   Folding folding;
   std::vector<std::string> formatted;
-  if (doc.root.nodes.size() >= 20000 && worker_count(doc.root.nodes.size(), 10000) >= 2) {
+  if (doc.root.nodes.size() >= 20000 && worker_count(doc.root.nodes.size(), 5000, 16) >= 2) {
     run_beside([&] { folding = find_repeats(doc.root); },
                [&] {
                  JsonWriter probe(2);  // indentation depends on depth alone

@@ -51,8 +51,12 @@ class JsonWriter {
     after_key_ = false;
   }
   std::string take();
-  /// Expects about n more bytes (saves regrowing a large document).
-  void reserve(size_t n) { grow(n); }
+  /// Expects about n more bytes (saves regrowing a large document). Takes
+  /// capacity only: the pages are touched when written, not zeroed first.
+  void reserve(size_t n) {
+    out_.resize(len_);
+    out_.reserve(len_ + n);
+  }
 
  private:
   void before_value();
@@ -61,12 +65,23 @@ class JsonWriter {
   void string(std::string_view s);
   // The output: out_ is kept larger than what is written (len_ bytes), so
   // appends are plain copies with one capacity check.
+  // Room for n more bytes at len_. The string's size runs ahead of len_ by
+  // what resize() zeroed: by a little within the capacity, doubling beyond.
   char* grow(size_t n) {
-    if (len_ + n > out_.size()) out_.resize(std::max(out_.size() * 2, len_ + n + 4096));
+    if (len_ + n > out_.size()) {
+      const size_t want = len_ + n + 4096;
+      out_.resize(want <= out_.capacity() ? want : std::max(out_.size() * 2, want));
+    }
     return &out_[len_];
   }
   void put(char c) { *grow(1) = c, ++len_; }
   void put(std::string_view s) {
+    if (s.size() >= (size_t(1) << 16)) {  // large: appended, not zeroed and then overwritten
+      out_.resize(len_);
+      out_.append(s);
+      len_ += s.size();
+      return;
+    }
     std::memcpy(grow(s.size()), s.data(), s.size());
     len_ += s.size();
   }

@@ -12,9 +12,9 @@
 namespace graphscope {
 
 /// How many threads to use for `items` items when slices below `min_per_thread`
-/// are not worth a thread: 1 up to hardware_concurrency, at most 8.
-inline unsigned worker_count(size_t items, size_t min_per_thread) {
-  unsigned hw = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+/// are not worth a thread: 1 up to hardware_concurrency, at most `most`.
+inline unsigned worker_count(size_t items, size_t min_per_thread, unsigned most = 8) {
+  unsigned hw = std::min(most, std::max(1u, std::thread::hardware_concurrency()));
   size_t useful = min_per_thread ? items / min_per_thread : items;
   return unsigned(std::max<size_t>(1, std::min<size_t>(hw, useful)));
 }
