@@ -569,7 +569,8 @@ class NodeText : public JsonLine {
   bool first_ = false;
 };
 
-void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t, std::vector<std::string>* formatted = nullptr);
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t, std::vector<std::string>* formatted = nullptr,
+                      std::vector<std::string>* pieces = nullptr);
 
 // "origin": {"module", "modules", "python", "nvtx", "op", "native"}, each
 // only when known.
@@ -794,13 +795,22 @@ std::vector<std::string> format_in_slices(const Graph& g, size_t indent) {
 }
 
 // `formatted`: the root's nodes already formatted by format_in_slices at
-// this writer's indentation, or null.
-void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t, std::vector<std::string>* formatted) {
+// this writer's indentation, or null. With `pieces`, the text so far and
+// every slice but the last go there instead of into w.
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t, std::vector<std::string>* formatted,
+                      std::vector<std::string>* pieces) {
   w.key_literal("nodes").begin_array();
   std::vector<std::string> parts = formatted ? std::move(*formatted) : format_in_slices(g, w.indent() + 2);
   if (parts.empty())
     for (const auto& node : g.nodes) write_node(w, node, g.graph_id, t);
-  for (auto& part : parts) w.raw_elements(part);
+  for (size_t k = 0; k < parts.size(); ++k) {
+    if (pieces && k + 1 < parts.size()) {
+      if (k == 0) pieces->push_back(w.cut());
+      pieces->push_back(std::move(parts[k]));
+    } else {
+      w.raw_elements(parts[k]);
+    }
+  }
   w.end_array();
 }
 
@@ -858,9 +868,10 @@ void write_capture_record(JsonWriter& out, const GraphDocument& doc) {
 
 }  // namespace
 
-std::string write_graph_json(const GraphDocument& doc) {
+namespace {
+void write_document(const GraphDocument& doc, std::vector<std::string>& pieces) {
   JsonWriter w(2);
-  w.reserve(256 + total_nodes(doc.root) * 400);
+  w.reserve(256 + total_nodes(doc.root) * (doc.root.nodes.size() >= 20000 ? 16 : 400));
   w.begin_object();
   w.key_literal("schema").value(kGraphSchema);
   w.key_literal("graphscope_version").value(GRAPHSCOPE_VERSION);
@@ -925,9 +936,27 @@ std::string write_graph_json(const GraphDocument& doc) {
     w.end_array();
   }
   NodeText t;
-  write_graph_body(w, doc.root, t, formatted.empty() ? nullptr : &formatted);
+  write_graph_body(w, doc.root, t, formatted.empty() ? nullptr : &formatted, &pieces);
   w.end_object();
-  return w.take();
+  pieces.push_back(w.take());
+}
+}  // namespace
+
+std::vector<std::string> write_graph_json_pieces(const GraphDocument& doc) {
+  std::vector<std::string> pieces;
+  write_document(doc, pieces);
+  return pieces;
+}
+
+std::string write_graph_json(const GraphDocument& doc) {
+  std::vector<std::string> pieces = write_graph_json_pieces(doc);
+  if (pieces.size() == 1) return std::move(pieces[0]);
+  size_t total = 0;
+  for (const auto& p : pieces) total += p.size();
+  std::string out;
+  out.reserve(total);
+  for (const auto& p : pieces) out += p;
+  return out;
 }
 
 }  // namespace graphscope

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "graph.h"
@@ -19,5 +20,10 @@ GraphDocument read_graph_json(std::string_view text, const std::string& origin);
 
 /// Serializes a graph document as "graphscope.graph/1".
 std::string write_graph_json(const GraphDocument& doc);
+
+/// The same text in pieces, to be written one after another: a large
+/// graph's nodes are formatted in parallel slices, and writing the slices
+/// as they are saves joining them (a copy of the whole document).
+std::vector<std::string> write_graph_json_pieces(const GraphDocument& doc);
 
 }  // namespace graphscope

@@ -155,9 +155,10 @@ std::string read_file(const std::string& path) {
   return out;
 }
 
-void write_output(const std::string& path, std::string_view data) {
+namespace {
+void write_pieces(const std::string& path, const std::string_view* pieces, size_t count) {
   if (path == "-") {
-    std::cout.write(data.data(), std::streamsize(data.size()));
+    for (size_t i = 0; i < count; ++i) std::cout.write(pieces[i].data(), std::streamsize(pieces[i].size()));
     std::cout.flush();
     if (!std::cout) throw Error(ExitCode::bad_input, "standard output", "write failed");
     return;
@@ -171,14 +172,17 @@ void write_output(const std::string& path, std::string_view data) {
     ::unlink(tmp.c_str());
     throw Error(ExitCode::bad_input, path, why);
   };
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("cannot write: " + sys_error());
+  for (size_t i = 0; i < count; ++i) {
+    const std::string_view data = pieces[i];
+    size_t done = 0;
+    while (done < data.size()) {
+      ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        fail("cannot write: " + sys_error());
+      }
+      done += size_t(n);
     }
-    done += size_t(n);
   }
   // mkstemp creates 0600; give the file the permissions a plain create would.
   mode_t mask = ::umask(0);
@@ -196,6 +200,14 @@ void write_output(const std::string& path, std::string_view data) {
     ::unlink(tmp.c_str());
     throw Error(ExitCode::bad_input, path, "cannot write: " + why);
   }
+}
+}  // namespace
+
+void write_output(const std::string& path, std::string_view data) { write_pieces(path, &data, 1); }
+
+void write_output(const std::string& path, const std::vector<std::string>& pieces) {
+  std::vector<std::string_view> views(pieces.begin(), pieces.end());
+  write_pieces(path, views.data(), views.size());
 }
 
 }  // namespace graphscope

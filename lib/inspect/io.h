@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace graphscope {
 
@@ -53,5 +54,7 @@ class InputText {
 /// Error(bad_input) when the file cannot be created or written; nothing is
 /// left at path or beside it then.
 void write_output(const std::string& path, std::string_view data);
+/// The same for a document made in pieces, written one after another.
+void write_output(const std::string& path, const std::vector<std::string>& pieces);
 
 }  // namespace graphscope

@@ -51,6 +51,13 @@ class JsonWriter {
     after_key_ = false;
   }
   std::string take();
+  /// The text written so far, handed over; the writer goes on from the same
+  /// place in the document (for documents written in pieces).
+  std::string cut() {
+    std::string s(out_.data(), len_);
+    len_ = 0;
+    return s;
+  }
   /// Expects about n more bytes (saves regrowing a large document). Takes
   /// capacity only: the pages are touched when written, not zeroed first.
   void reserve(size_t n) {

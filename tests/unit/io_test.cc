@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "inspect/error.h"
 #include "inspect/io.h"
@@ -33,6 +35,16 @@ TEST_CASE("write_output replaces the file whole and leaves no temporary") {
   write_output(path, "first");
   write_output(path, "second");
   CHECK(read_file(path) == "second");
+  CHECK(entries(dir) == 1);
+  unlink(path.c_str());
+  rmdir(dir.c_str());
+}
+
+TEST_CASE("write_output writes a document's pieces one after another") {
+  std::string dir = temp_dir();
+  std::string path = dir + "/out.json";
+  write_output(path, std::vector<std::string>{"{\"a\": ", "", "[1, 2]", "}\n"});
+  CHECK(read_file(path) == "{\"a\": [1, 2]}\n");
   CHECK(entries(dir) == 1);
   unlink(path.c_str());
   rmdir(dir.c_str());
