@@ -163,8 +163,8 @@ struct CodeInfo {
   std::string file, function;
   bool framework = false, forward = false;
   // Line numbers by instruction offset: PyFrame_GetLineNumber scans the
-  // code's line table from its start on every call, which in a long
-  // forward() cost more than the rest of a stack read.
+  // code's line table from its start on every call (no gain was measured on
+  // the device's Llama; BENCHMARKS.md, 2026-11-26).
   std::vector<std::pair<int, uint32_t>> lines;
   uint32_t line(const Python& py, PyObj* frame);
 };
