@@ -780,15 +780,22 @@ void format_nodes(const Graph& g, size_t begin, size_t end, size_t indent, std::
   }
 }
 
+// How many parallel slices a graph's nodes are formatted in: 0 for one
+// formatted in place (small, or a machine of one core). A dump on a large
+// machine is waited for: up to 16 threads here.
+unsigned node_slices(const Graph& g) {
+  const size_t n = g.nodes.size();
+  const unsigned threads = worker_count(n, 5000, 16);
+  return n < 20000 || threads < 2 ? 0 : threads;
+}
+
 // Each node's line depends on that node alone: a large graph's nodes are
 // formatted in parallel slices, to be joined in order ({} for a small one).
 std::vector<std::string> format_in_slices(const Graph& g, size_t indent) {
-  const size_t n = g.nodes.size();
-  // A dump on a large machine is waited for: up to 16 threads here.
-  unsigned threads = worker_count(n, 5000, 16);
-  if (n < 20000 || threads < 2) return {};
+  const unsigned threads = node_slices(g);
+  if (!threads) return {};
   std::vector<std::string> parts(threads);
-  parallel_slices(n, threads, [&](unsigned k, size_t begin, size_t end) {
+  parallel_slices(g.nodes.size(), threads, [&](unsigned k, size_t begin, size_t end) {
     format_nodes(g, begin, end, indent, parts[k]);
   });
   return parts;
@@ -870,8 +877,10 @@ void write_capture_record(JsonWriter& out, const GraphDocument& doc) {
 
 namespace {
 void write_document(const GraphDocument& doc, std::vector<std::string>& pieces) {
+  const bool sliced = node_slices(doc.root) > 0;
   JsonWriter w(2);
-  w.reserve(256 + total_nodes(doc.root) * (doc.root.nodes.size() >= 20000 ? 16 : 400));
+  // Sliced nodes are formatted apart: this writer holds the rest.
+  w.reserve(256 + total_nodes(doc.root) * (sliced ? 16 : 400));
   w.begin_object();
   w.key_literal("schema").value(kGraphSchema);
   w.key_literal("graphscope_version").value(GRAPHSCOPE_VERSION);
@@ -908,7 +917,7 @@ void write_document(const GraphDocument& doc, std::vector<std::string>& pieces) 
   // nodes are formatted meanwhile: the section comes first in the text.
   Folding folding;
   std::vector<std::string> formatted;
-  if (doc.root.nodes.size() >= 20000 && worker_count(doc.root.nodes.size(), 5000, 16) >= 2) {
+  if (sliced) {
     run_beside([&] { folding = find_repeats(doc.root); },
                [&] {
                  JsonWriter probe(2);  // indentation depends on depth alone

@@ -71,9 +71,8 @@ class JsonWriter {
   JsonWriter& close(char bracket);
   void string(std::string_view s);
   // The output: out_ is kept larger than what is written (len_ bytes), so
-  // appends are plain copies with one capacity check.
-  // Room for n more bytes at len_. The string's size runs ahead of len_ by
-  // what resize() zeroed: by a little within the capacity, doubling beyond.
+  // appends are plain copies with one capacity check. grow() makes room for
+  // n more bytes at len_: a little within the capacity, doubling beyond.
   char* grow(size_t n) {
     if (len_ + n > out_.size()) {
       const size_t want = len_ + n + 4096;
