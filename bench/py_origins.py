@@ -13,9 +13,13 @@ captured launch into graphscope's OriginRecorder.
 
 Prints the read's time per launch (median and spread over the forwards).
 With --check, every launch is read twice, once as the recorder reads (with
-its caches) and once the long way (line numbers from the interpreter every
-time), and any difference in modules or frames fails (exit 1): the test
-origins.python_walk runs this.
+its caches) and once the long way (nothing learnt before is used), and any
+difference in modules or frames fails (exit 1): the test
+origins.python_walk runs this. Between the forwards (each its own capture,
+as a server captures one graph per batch size) the check edits the model
+the ways that would make a cache kept across captures lie: two layers
+swapped in their ModuleList, a module replaced by a new one (which may take
+the freed one's address), a layer's class changed, the ModuleList replaced.
 """
 import argparse
 import ctypes
@@ -225,6 +229,23 @@ def write(root, rel, text):
         f.write(textwrap.dedent(text))
 
 
+def edit(model, f, m):
+    """Between captures, change what a name cached across captures was made of."""
+    layers = model.model.layers
+    mods = layers._modules
+    if f == 1 and len(mods) > 1:  # the same objects under each other's names
+        mods["0"], mods["1"] = mods["1"], mods["0"]
+    elif f == 2:  # a new module, perhaps at the freed one's address
+        last = list(mods.values())[-1]
+        del last._modules["mlp"]
+        last.mlp = m.LlamaMLP()
+    elif f == 3:  # the same object, another class
+        first = mods["0"]
+        first.__class__ = type("CustomDecoderLayer", (m.LlamaDecoderLayer,), {})
+    elif f == 4:  # a new ModuleList of the same layers, reversed
+        model.model.layers = type(layers)(list(mods.values())[::-1])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("lib")
@@ -260,6 +281,8 @@ def run(a, tmp):
     model = modeling_llama.LlamaForCausalLM(a.layers)
     times = []
     for f in range(a.forwards):
+        if a.check:
+            edit(model, f, modeling_llama)
         lib.gs_begin_capture()
         del F.times[:]
         model(0.0)

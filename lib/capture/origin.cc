@@ -59,10 +59,34 @@ struct Python {
   int (*DictNext)(PyObj*, ssize_t*, PyObj**, PyObj**) = nullptr;
   PyObj* (*MappingItem)(PyObj*, const char*) = nullptr;
   PyObj* (*GetModule)(PyObj*) = nullptr;
+  PyObj* (*DictItem)(PyObj*, const char*) = nullptr;  // borrowed
+  PyObj* (*WeakRef)(PyObj*, PyObj*) = nullptr;
+  int (*WeakGetRef)(PyObj*, PyObj**) = nullptr;  // 3.13
+  PyObj* (*WeakGetObject)(PyObj*) = nullptr;     // borrowed; before 3.13
   int (*GcDisable)() = nullptr;  // 3.10; optional
   int (*GcEnable)() = nullptr;
+  int (*Addr2Line)(PyObj*, int) = nullptr;
+  int (*IsSubtype)(PyObj*, PyObj*) = nullptr;
+  ssize_t (*TupleSize)(PyObj*) = nullptr;
+  PyObj* (*TupleItem)(PyObj*, ssize_t) = nullptr;  // borrowed
   PyObj* dict_type = nullptr;
+  PyObj* code_type = nullptr;
+  PyObj* cell_type = nullptr;
   bool usable = false;
+
+  // Where the interpreter keeps a frame's code, caller, instruction and
+  // locals (struct _PyInterpreterFrame, internal to CPython 3.11 and 3.12;
+  // other versions, and builds whose object header differs, read frames
+  // through the API only). A PyFrameObject points to its frame at offset 24
+  // in both.
+  struct FrameLayout {
+    size_t code, previous, instr, owner, locals;
+    int cstack_owner;  // frames the C stack owns (3.12's entry frames), or -1
+    // PyThreadState's cframe, and _PyCFrame's current_frame.
+    size_t tstate_cframe, cframe_current;
+  };
+  std::optional<FrameLayout> frames;
+  size_t code_header = 0;  // offsetof(PyCodeObject, co_code_adaptive): PyCode_Type's tp_basicsize
 
   template <typename F>
   static void find(F& f, const char* name) {
@@ -96,18 +120,61 @@ struct Python {
     find(DictNext, "PyDict_Next");
     find(MappingItem, "PyMapping_GetItemString");
     find(GetModule, "PyImport_GetModule");
+    find(DictItem, "PyDict_GetItemString");
+    find(WeakRef, "PyWeakref_NewRef");
+    find(WeakGetRef, "PyWeakref_GetRef");
+    if (!WeakGetRef) find(WeakGetObject, "PyWeakref_GetObject");
     find(GcDisable, "PyGC_Disable");
     find(GcEnable, "PyGC_Enable");
+    find(Addr2Line, "PyCode_Addr2Line");
+    find(IsSubtype, "PyType_IsSubtype");
+    find(TupleSize, "PyTuple_Size");
+    find(TupleItem, "PyTuple_GetItem");
     dict_type = dlsym(RTLD_DEFAULT, "PyDict_Type");
+    code_type = dlsym(RTLD_DEFAULT, "PyCode_Type");
+    cell_type = dlsym(RTLD_DEFAULT, "PyCell_Type");
+    const auto* version = static_cast<const unsigned long*>(dlsym(RTLD_DEFAULT, "Py_Version"));
+    // Py_TRACE_REFS builds put two more pointers in every object's header.
+    const bool plain_header = !dlsym(RTLD_DEFAULT, "_Py_ForgetReference");
+    if (version && plain_header && Addr2Line && IsSubtype && TupleSize && TupleItem && code_type && cell_type) {
+      const unsigned long minor = (*version >> 16) & 0xff;  // PY_VERSION_HEX: 0x030C....
+      if ((*version >> 24) == 3 && minor == 11) frames = FrameLayout{32, 48, 56, 69, 72, -1, 56, 8};
+      if ((*version >> 24) == 3 && minor == 12) frames = FrameLayout{0, 8, 56, 70, 72, 3, 56, 0};
+      // PyTypeObject's public layout: the variable header, tp_name, tp_basicsize.
+      code_header = size_t(*reinterpret_cast<const ssize_t*>(static_cast<const char*>(code_type) + 32));
+      if (code_header < 64 || code_header > 4096) frames.reset();
+    }
     usable = IsFinalizing && ThisThreadState && Ensure && Release && GetFrame && FrameBack && FrameCode && FrameLine &&
              (FrameVar || (FrameLocals && MappingItem)) && GetAttr && IsInstance && TypeOf && Utf8 && Str &&
-             DecRef && IncRef && ErrFetch && ErrRestore && ErrClear && DictNext && GetModule && dict_type;
+             DecRef && IncRef && ErrFetch && ErrRestore && ErrClear && DictNext && GetModule && DictItem && dict_type;
   }
+  static PyObj* type_of(const PyObj* o) { return *reinterpret_cast<PyObj* const*>(static_cast<const char*>(o) + 8); }
   // Whether this thread can give its Python stack now: Python runs, is not
   // shutting down, and this thread is a Python thread (no thread state is
   // ever created here).
   bool ready() const {
     return usable && IsInitialized() && !IsFinalizing() && ThisThreadState() != nullptr;
+  }
+  // A weak reference to o, or null where o takes none (the error cleared).
+  PyObj* weak(PyObj* o) const {
+    PyObj* r = WeakRef && (WeakGetRef || WeakGetObject) ? WeakRef(o, nullptr) : nullptr;
+    if (!r) ErrClear();
+    return r;
+  }
+  // Whether the weak reference r still refers to o (alive, so no other
+  // object can have taken its address).
+  bool refers_to(PyObj* r, PyObj* o) const {
+    if (!r) return false;
+    if (WeakGetRef) {
+      PyObj* now = nullptr;
+      const int alive = WeakGetRef(r, &now);
+      if (alive < 0) ErrClear();
+      if (now) DecRef(now);
+      return alive == 1 && now == o;
+    }
+    PyObj* now = WeakGetObject(r);
+    if (!now) ErrClear();
+    return now == o;
   }
 };
 
@@ -158,16 +225,39 @@ bool framework_file(const std::string& f) {
 }
 
 std::atomic<bool> g_uncached{false};  // OriginRecorder::uncached_for_tests
+std::atomic<uint64_t> g_reads_cached{0}, g_reads_full{0};  // OriginRecorder::read_counts
 
 struct CodeInfo {
   std::string file, function;
   bool framework = false, forward = false;
+  // Where a forward's "self" is among the frame's locals: 0 (the first
+  // argument, the method's case), -1 (no local of that name), -2 (a local
+  // elsewhere: frames of this code are read through the API).
+  int self_slot = -1;
   // Line numbers by instruction offset: PyFrame_GetLineNumber scans the
-  // code's line table from its start on every call (no gain was measured on
-  // the device's Llama; BENCHMARKS.md, 2026-11-26).
+  // code's line table from its start on every call, and a read without the
+  // GIL (read_python_cached) can call nothing of Python's.
   std::vector<std::pair<int, uint32_t>> lines;
   uint32_t line(const Python& py, PyObj* frame);
+  // The same from the instruction's byte offset (what PyFrame_GetLasti gives).
+  uint32_t line_at(const Python& py, PyObj* code, int offset);
+  bool cached_line(int offset, uint32_t& line) const {
+    for (const auto& [at, l] : lines)
+      if (at == offset) {
+        line = l;
+        return true;
+      }
+    return false;
+  }
 };
+
+uint32_t CodeInfo::line_at(const Python& py, PyObj* code, int offset) {
+  uint32_t l = 0;
+  if (cached_line(offset, l)) return l;
+  l = uint32_t(py.Addr2Line(code, offset));
+  if (lines.size() < 256) lines.emplace_back(offset, l);
+  return l;
+}
 
 uint32_t CodeInfo::line(const Python& py, PyObj* frame) {
   if (!py.FrameLasti || g_uncached.load(std::memory_order_relaxed)) return uint32_t(py.FrameLine(frame));
@@ -192,11 +282,23 @@ class PtrMap {
       if (!slots_[i].key) return nullptr;
     }
   }
-  V& insert(const void* k, V v) {
+  // The tag given at insertion, beside the key: what a hot loop needs of a
+  // value without touching the value (false: not there).
+  bool tag(const void* k, uint32_t& t) const {
+    if (slots_.empty()) return false;
+    for (size_t i = hash(k);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].key == k) {
+        t = slots_[i].tag;
+        return true;
+      }
+      if (!slots_[i].key) return false;
+    }
+  }
+  V& insert(const void* k, V v, uint32_t tag = 0) {
     if (2 * (values_.size() + 1) > slots_.size()) grow();
     size_t i = hash(k);
     while (slots_[i].key) i = (i + 1) & (slots_.size() - 1);
-    slots_[i] = {k, uint32_t(values_.size())};
+    slots_[i] = {k, uint32_t(values_.size()), tag};
     values_.push_back(std::move(v));
     return values_.back();
   }
@@ -204,11 +306,18 @@ class PtrMap {
     slots_.clear();
     values_.clear();
   }
+  size_t size() const { return values_.size(); }
+  template <typename F>
+  void each(F f) {
+    for (const Slot& s : slots_)
+      if (s.key) f(s.key, values_[s.value]);
+  }
 
  private:
   struct Slot {
     const void* key = nullptr;
     uint32_t value = 0;
+    uint32_t tag = 0;
   };
   size_t hash(const void* k) const {
     return size_t((reinterpret_cast<uintptr_t>(k) * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
@@ -227,27 +336,79 @@ class PtrMap {
   std::vector<V> values_;
 };
 
-// What a frame walk needs to keep between calls: facts about code objects
-// and module objects, valid while they live (dropped at the end of every
-// capture, when objects may go).
+// Facts about a module object, checked before they are trusted in a later
+// capture: the same object still at its address (a weak reference: a
+// strong one would keep a model's memory alive), of the same type under
+// the same name. An object that took a dead module's address gets a new
+// serial, so nothing made of the old one matches it.
+struct ModuleInfo {
+  PyObj* ref = nullptr;   // weak reference, owned; null where the module takes none
+  PyObj* type = nullptr;  // held
+  std::string type_name;
+  uint32_t serial = 0;
+  uint32_t checked = 0;  // the capture it was last checked in
+};
+
+// A module's name under the module that called it: a path through the
+// _modules dicts ("layers.3"), or "<Type>" where the caller does not own it.
+struct ChildName {
+  std::string rel;
+  uint32_t checked = 0;
+};
+
+struct CachedOrigin {
+  std::vector<uint64_t> key;
+  std::shared_ptr<const Origin> origin;
+  uint32_t epoch = 0;
+};
+
+// What frame walks keep between calls and between captures (a server
+// captures the same model once per batch size: after the first capture,
+// almost every read finds its origin made). Code objects are held, so none
+// can take another's address; modules and their names are checked once per
+// capture (ModuleInfo, ChildName); a name that changed makes every origin
+// made before it stale.
 struct PyCache {
-  PtrMap<CodeInfo> code;
-  PtrMap<std::string> type_name;
-  std::unordered_map<uint64_t, std::string> child_name;  // hash(parent, child) -> relative name
-  // Origins already made, by what they were made of (the user frames' code
-  // objects and lines, the module objects): the 44 launches of a decoder
-  // layer's MLP share a handful, and building one is most of a read.
-  std::unordered_map<uint64_t, std::pair<std::vector<uint64_t>, std::shared_ptr<const Origin>>> origins;
-  std::vector<uint64_t> key;  // reused
+  PtrMap<CodeInfo> code;  // keys held
+  PtrMap<ModuleInfo> modules;
+  PtrMap<uint8_t> module_types;  // types that are torch.nn.Module's, held
+  std::unordered_map<uint64_t, ChildName> child_name;  // parent serial << 32 | child serial
+  std::unordered_map<uint64_t, CachedOrigin> origins;  // by hash of the key
+  std::vector<uint64_t> key;                           // reused
   PyObj* module_class = nullptr;  // torch.nn.Module, held
   PyObj* self_name = nullptr;     // "self", held
   bool looked_for_torch = false;
+  uint32_t capture = 1;  // counted at the end of each capture
+  uint32_t next_serial = 1;
+  uint32_t epoch = 0;  // bumped when a child's name changed
+  int raw_checks_left = 32;  // reads still to be made both ways (read_python)
+  bool raw_off = false;      // a raw read differed from the API's
+
+  bool full() const {
+    const size_t cap = size_t(1) << 16;
+    return code.size() > cap || modules.size() > cap || module_types.size() > cap || child_name.size() > cap ||
+           origins.size() > cap;
+  }
+  // A capture ended: everything is checked again before it is used in the
+  // next one; torch is looked for again if it was not imported yet.
+  void end_capture() {
+    ++capture;
+    if (!module_class) looked_for_torch = false;
+  }
   void clear(const Python& py) {
+    code.each([&](const void* k, CodeInfo&) { py.DecRef(const_cast<void*>(k)); });
+    modules.each([&](const void*, ModuleInfo& m) {
+      if (m.ref) py.DecRef(m.ref);
+      if (m.type) py.DecRef(m.type);
+    });
+    module_types.each([&](const void* k, uint8_t&) { py.DecRef(const_cast<void*>(k)); });
     code.clear();
-    type_name.clear();
+    modules.clear();
+    module_types.clear();
     child_name.clear();
     origins.clear();
     if (module_class) py.DecRef(module_class);
+    if (self_name) py.DecRef(self_name);
     module_class = self_name = nullptr;
     looked_for_torch = false;
   }
@@ -286,13 +447,313 @@ bool find_child(const Python& py, PyObj* parent, PyObj* child, int depth, std::s
   return found;
 }
 
+// Whether the path rel ("layers.3") through the _modules dicts still leads
+// from parent to child.
+bool still_child(const Python& py, PyObj* parent, PyObj* child, const std::string& rel) {
+  if (rel.empty() || rel[0] == '<') return false;
+  PyObj* at = parent;
+  py.IncRef(at);
+  for (size_t from = 0; at;) {
+    const size_t dot = rel.find('.', from);
+    const std::string part = rel.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+    PyObj* next = nullptr;
+    if (PyObj* mods = py.GetAttr(at, "_modules")) {
+      PyObj* type = py.TypeOf(mods);
+      if (type == py.dict_type && (next = py.DictItem(mods, part.c_str()))) py.IncRef(next);
+      if (type) py.DecRef(type);
+      py.DecRef(mods);
+    }
+    py.ErrClear();
+    py.DecRef(at);
+    at = next;
+    if (dot == std::string::npos) break;
+    from = dot + 1;
+  }
+  const bool same = at && at == child;
+  if (at) py.DecRef(at);
+  return same;
+}
+
+// The facts of module mo, checked in this capture.
+const ModuleInfo& module_info(const Python& py, PyCache& c, PyObj* mo) {
+  ModuleInfo* known = c.modules.find(mo);
+  // Checked in this capture: still the same object (another may have
+  // taken a dead one's address since), of the same type.
+  if (known && known->checked == c.capture && Python::type_of(mo) == known->type &&
+      (!known->ref || py.refers_to(known->ref, mo)))
+    return *known;
+  PyObj* type = py.TypeOf(mo);
+  std::string type_name = type ? attr_text(py, type, "__name__") : std::string();
+  if (known && type == known->type && type_name == known->type_name && py.refers_to(known->ref, mo)) {
+    known->checked = c.capture;
+    if (type) py.DecRef(type);
+    return *known;
+  }
+  ModuleInfo m;
+  m.ref = py.weak(mo);
+  m.type = type;  // the reference is kept
+  m.type_name = std::move(type_name);
+  m.serial = c.next_serial++;
+  m.checked = c.capture;
+  if (!known) return c.modules.insert(mo, std::move(m));
+  if (known->ref) py.DecRef(known->ref);
+  if (known->type) py.DecRef(known->type);
+  *known = std::move(m);
+  return *known;
+}
+
+// child's name under parent (see ChildName), checked in this capture.
+const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint32_t parent_serial, PyObj* child,
+                              uint32_t child_serial, const std::string& child_type) {
+  ChildName& n = c.child_name[uint64_t(parent_serial) << 32 | child_serial];
+  if (n.checked == c.capture) return n.rel;
+  if (n.checked && still_child(py, parent, child, n.rel)) {
+    n.checked = c.capture;
+    return n.rel;
+  }
+  std::string rel;
+  for (int d = 1; d <= 3 && rel.empty(); ++d)
+    if (!find_child(py, parent, child, d, rel)) rel.clear();
+  if (rel.empty()) rel = "<" + child_type + ">";  // called, not owned
+  if (n.checked && rel != n.rel) ++c.epoch;  // origins made with the old name are stale
+  n.rel = std::move(rel);
+  n.checked = c.capture;
+  return n.rel;
+}
+
 std::string join_name(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
+
+// What a read takes from the stack: the innermost user frames and the
+// modules whose forward is running (innermost first, each held).
+struct PyStack {
+  struct UserFrame {
+    PyObj* code;
+    uint32_t line;
+    bool operator==(const UserFrame& o) const { return code == o.code && line == o.line; }
+  } user[3];
+  size_t users = 0;
+  std::vector<PyObj*> modules;
+  bool held = true;  // a reference to each module is held
+  bool operator==(const PyStack& o) const {
+    return users == o.users && std::equal(user, user + users, o.user) && modules == o.modules;
+  }
+  void release(const Python& py) {
+    if (held)
+      for (PyObj* mo : modules) py.DecRef(mo);
+    modules.clear();
+  }
+};
+
+// A code object's facts that every frame of a read needs, kept beside its
+// key (a frame of the framework that runs no forward costs one lookup).
+constexpr uint32_t kFramework = 1, kForward = 2;
+uint32_t code_tag(const CodeInfo& ci) { return (ci.framework ? kFramework : 0) | (ci.forward ? kForward : 0); }
+
+// The facts of a code object, learnt once (the cache holds the code).
+CodeInfo& code_info(const Python& py, PyCache& c, PyObj* code) {
+  if (CodeInfo* known = c.code.find(code)) return *known;
+  CodeInfo ci;
+  ci.file = attr_text(py, code, "co_filename");
+  ci.function = attr_text(py, code, "co_qualname");
+  if (ci.function.empty()) ci.function = attr_text(py, code, "co_name");
+  ci.framework = framework_file(ci.file);
+  size_t dot = ci.function.rfind('.');
+  ci.forward = (dot == std::string::npos ? ci.function : ci.function.substr(dot + 1)) == "forward";
+  if (ci.forward && py.TupleSize) {
+    for (const char* names : {"co_varnames", "co_cellvars", "co_freevars"}) {
+      PyObj* t = py.GetAttr(code, names);
+      if (!t) {
+        py.ErrClear();
+        ci.self_slot = -2;
+        continue;
+      }
+      const ssize_t n = py.TupleSize(t);
+      for (ssize_t i = 0; i < n; ++i)
+        if (utf8(py, py.TupleItem(t, i)) == "self") {
+          const bool first = names[3] == 'v' && i == 0;
+          if (first) ci.self_slot = 0;
+          else if (ci.self_slot != 0) ci.self_slot = -2;
+        }
+      if (n < 0) py.ErrClear();
+      py.DecRef(t);
+    }
+  }
+  py.IncRef(code);  // held by the cache
+  const uint32_t tag = code_tag(ci);
+  return c.code.insert(code, std::move(ci), tag);
+}
+
+// Whether o is a torch.nn.Module (the type's MRO first: no Python runs).
+// Types found to be modules are remembered (and held) for reads without
+// the GIL.
+bool is_module(const Python& py, PyCache& c, PyObj* o) {
+  PyObj* type = Python::type_of(o);
+  if (py.IsSubtype && py.IsSubtype(type, c.module_class)) {
+    if (!c.module_types.find(type)) {
+      py.IncRef(type);
+      c.module_types.insert(type, 1);
+    }
+    return true;
+  }
+  return py.IsInstance(o, c.module_class) == 1;
+}
+
+// The stack through the API: a frame object for every frame.
+void api_walk(const Python& py, PyCache& c, PyStack& s) {
+  PyObj* self_name = c.module_class ? c.self_name : nullptr;
+  PyObj* frame = py.GetFrame();
+  if (frame) py.IncRef(frame);
+  for (int depth = 0; frame && depth < 256; ++depth) {
+    PyObj* code = py.FrameCode(frame);
+    CodeInfo& info = code_info(py, c, code);
+    if (!info.framework && s.users < 3) s.user[s.users++] = {code, info.line(py, frame)};
+    if (info.forward && self_name) {
+      PyObj* self = nullptr;
+      if (py.FrameVar) {
+        self = py.FrameVar(frame, self_name);
+      } else if (PyObj* locals = py.FrameLocals(frame)) {
+        self = py.MappingItem(locals, "self");
+        py.DecRef(locals);
+      }
+      if (!self) py.ErrClear();
+      else if (py.IsInstance(self, c.module_class) == 1 && (s.modules.empty() || s.modules.back() != self))
+        s.modules.push_back(self);
+      else
+        py.DecRef(self);
+      py.ErrClear();
+    }
+    py.DecRef(code);
+    PyObj* back = py.FrameBack(frame);
+    py.DecRef(frame);
+    frame = back;
+  }
+  if (frame) py.DecRef(frame);
+}
+
+// This thread's innermost interpreter frame, from its thread state (no GIL
+// needed: a thread's frames change only while it runs Python, and this one
+// is in a CUDA call).
+const char* current_frame(const Python& py) {
+  const Python::FrameLayout& L = *py.frames;
+  const char* ts = static_cast<const char*>(py.ThisThreadState());
+  const char* cframe = ts ? *reinterpret_cast<const char* const*>(ts + L.tstate_cframe) : nullptr;
+  return cframe ? *reinterpret_cast<const char* const*>(cframe + L.cframe_current) : nullptr;
+}
+
+// The same read straight from the interpreter's frames (Python::frames):
+// no frame object is made, no reference taken but the modules'. With
+// `gil` false it calls nothing of Python's and takes no reference: it
+// gives up (false) at the first fact not already in the cache. False (s
+// untouched) also where a frame needs the API.
+bool raw_walk(const Python& py, PyCache& c, PyStack& s, bool gil) {
+  const Python::FrameLayout& L = *py.frames;
+  auto field = [](const char* f, size_t at) { return *reinterpret_cast<const char* const*>(f + at); };
+  PyStack out;
+  out.held = gil;
+  auto give_up = [&] {
+    out.release(py);
+    return false;
+  };
+  int depth = 0, seen = 0;
+  for (const char* f = current_frame(py); f && depth < 256 && ++seen < 1024; f = field(f, L.previous)) {
+    if (L.cstack_owner >= 0 && f[L.owner] == L.cstack_owner) continue;
+    ++depth;
+    PyObj* code = const_cast<char*>(field(f, L.code));
+    if (!code || Python::type_of(code) != py.code_type) return give_up();
+    uint32_t tag = 0;
+    if (!c.code.tag(code, tag)) {
+      if (!gil) return give_up();
+      tag = code_tag(code_info(py, c, code));
+    }
+    if ((tag & kFramework) && !(tag & kForward)) continue;
+    CodeInfo* info = c.code.find(code);
+    if (!info->framework && out.users < 3) {
+      const int offset = int(field(f, L.instr) - (static_cast<const char*>(code) + py.code_header));
+      uint32_t line = 0;
+      if (!info->cached_line(offset, line)) {
+        if (!gil) return give_up();
+        line = info->line_at(py, code, offset);
+      }
+      out.user[out.users++] = {code, line};
+    }
+    if (info->forward && c.module_class) {
+      if (info->self_slot == -2) return give_up();
+      if (info->self_slot == 0) {
+        PyObj* self = const_cast<char*>(field(f, L.locals));
+        if (self && Python::type_of(self) == py.cell_type) self = const_cast<char*>(field(static_cast<const char*>(self), 16));
+        if (self && (out.modules.empty() || out.modules.back() != self)) {
+          const uint8_t* known = c.module_types.find(Python::type_of(self));
+          if (!known && !gil) return give_up();
+          if (known ? *known == 1 : is_module(py, c, self)) {
+            if (gil) py.IncRef(self);
+            out.modules.push_back(self);
+          }
+          if (gil) py.ErrClear();
+        }
+      }
+    }
+  }
+  s = std::move(out);
+  return true;
+}
+
+// The origins cache's key of a read (into c.key) and its hash: the user
+// frames' code objects and lines, then the modules' serials.
+uint64_t origin_key(PyCache& c, const PyStack& s, const std::vector<uint32_t>& serials) {
+  c.key.clear();
+  for (size_t i = 0; i < s.users; ++i) {
+    c.key.push_back(reinterpret_cast<uintptr_t>(s.user[i].code));
+    c.key.push_back(s.user[i].line);
+  }
+  c.key.push_back(UINT64_MAX);
+  for (uint32_t serial : serials) c.key.push_back(serial);
+  uint64_t hash = 0;
+  for (uint64_t k : c.key) hash = (hash ^ k) * 0x9E3779B97F4A7C15ull;
+  return hash;
+}
+
+// The origin made before for c.key (hashed), if its names still hold.
+std::shared_ptr<const Origin> made_origin(const PyCache& c, uint64_t hash) {
+  auto it = c.origins.find(hash);
+  if (it != c.origins.end() && it->second.key == c.key && it->second.epoch == c.epoch) return it->second.origin;
+  return nullptr;
+}
+
+// A read without the GIL, for the common case of a server capturing the
+// same model again: the frames read straight (raw_walk), every module
+// already checked in this capture and still the same object (its weak
+// reference's referent read directly), every name checked in this
+// capture, and the origin already made. Null whenever anything is
+// missing: read_python then takes the GIL and does the rest.
+std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, std::mutex& m) {
+  if (!py.frames || g_uncached.load(std::memory_order_relaxed)) return nullptr;
+  std::lock_guard<std::mutex> lock(m);
+  if (c.raw_off || c.raw_checks_left > 0 || !c.looked_for_torch) return nullptr;
+  PyStack s;
+  if (!raw_walk(py, c, s, false)) return nullptr;
+  std::reverse(s.modules.begin(), s.modules.end());
+  std::vector<uint32_t> serials(s.modules.size());
+  for (size_t i = 0; i < s.modules.size(); ++i) {
+    const ModuleInfo* mi = c.modules.find(s.modules[i]);
+    // PyWeakReference's wr_object, after its header: None once the
+    // referent is gone.
+    if (!mi || mi->checked != c.capture || Python::type_of(s.modules[i]) != mi->type || !mi->ref ||
+        *reinterpret_cast<PyObj* const*>(static_cast<const char*>(mi->ref) + 16) != s.modules[i])
+      return nullptr;
+    serials[i] = mi->serial;
+    if (i > 0) {
+      auto n = c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i]);
+      if (n == c.child_name.end() || n->second.checked != c.capture) return nullptr;
+    }
+  }
+  return made_origin(c, origin_key(c, s, serials));
+}
 
 // Reads this thread's Python stack into *o, or, when `reuse` (o holds
 // nothing else) and an origin of the same user frames and modules was made
-// before in this capture, returns that one instead (null: *o was filled).
-// The GIL is taken and given back; the thread's pending exception, if any,
-// is kept.
+// before (and its names still hold), returns that one instead (null: *o
+// was filled). The GIL is taken and given back; the thread's pending
+// exception, if any, is kept.
 std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std::mutex& m,
                                           const std::shared_ptr<Origin>& o, bool reuse) {
   std::shared_ptr<const Origin> reused;
@@ -303,111 +764,67 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
   const bool gc_was_on = py.GcDisable && py.GcEnable && py.GcDisable() == 1;
   {
     std::lock_guard<std::mutex> lock(m);  // the cache; the GIL already orders Python threads
-    if (!cache.looked_for_torch) {
-      cache.looked_for_torch = true;
+    // The long way, for tests: nothing learnt before is used.
+    PyCache fresh;
+    const bool long_way = g_uncached.load(std::memory_order_relaxed);
+    PyCache& c = long_way ? fresh : cache;
+    if (long_way) reuse = false;
+    if (c.full()) c.clear(py);
+    if (!c.looked_for_torch) {
+      c.looked_for_torch = true;
       if (PyObj* name = py.Str("torch.nn.modules.module")) {
         if (PyObj* mod = py.GetModule(name)) {  // only if imported: never imports
-          cache.module_class = py.GetAttr(mod, "Module");
+          c.module_class = py.GetAttr(mod, "Module");
           py.DecRef(mod);
         }
         py.DecRef(name);
       }
-      if (cache.module_class) cache.self_name = py.Str("self");
+      if (c.module_class && !c.self_name) c.self_name = py.Str("self");
       py.ErrClear();
     }
-    PyObj* self_name = cache.module_class ? cache.self_name : nullptr;
-    std::vector<PyObj*> modules;  // innermost first, held
-    modules.reserve(16);
-    struct UserFrame {
-      PyObj* code;
-      uint32_t line;
-    } user[3];
-    size_t users = 0;
-    PyObj* frame = py.GetFrame();
-    if (frame) py.IncRef(frame);
-    for (int depth = 0; frame && depth < 256; ++depth) {
-      PyObj* code = py.FrameCode(frame);
-      CodeInfo* info = cache.code.find(code);
-      if (!info) {
-        CodeInfo c;
-        c.file = attr_text(py, code, "co_filename");
-        c.function = attr_text(py, code, "co_qualname");
-        if (c.function.empty()) c.function = attr_text(py, code, "co_name");
-        c.framework = framework_file(c.file);
-        size_t dot = c.function.rfind('.');
-        c.forward = (dot == std::string::npos ? c.function : c.function.substr(dot + 1)) == "forward";
-        info = &cache.code.insert(code, std::move(c));
+    PyStack stack;
+    const bool raw = py.frames && !c.raw_off && !long_way && raw_walk(py, c, stack, true);
+    if (raw && c.raw_checks_left > 0) {
+      // The first reads of a process are made both ways: any difference
+      // and frames are read through the API from then on.
+      --c.raw_checks_left;
+      PyStack api;
+      api_walk(py, c, api);
+      if (!(api == stack)) {
+        c.raw_off = true;
+        std::swap(api, stack);
       }
-      CodeInfo& c = *info;
-      if (!c.framework && users < 3) user[users++] = {code, c.line(py, frame)};
-      if (c.forward && self_name) {
-        PyObj* self = nullptr;
-        if (py.FrameVar) {
-          self = py.FrameVar(frame, self_name);
-        } else if (PyObj* locals = py.FrameLocals(frame)) {
-          self = py.MappingItem(locals, "self");
-          py.DecRef(locals);
-        }
-        if (!self) py.ErrClear();
-        else if (py.IsInstance(self, cache.module_class) == 1 && (modules.empty() || modules.back() != self))
-          modules.push_back(self);
-        else
-          py.DecRef(self);
-        py.ErrClear();
-      }
-      py.DecRef(code);
-      PyObj* back = py.FrameBack(frame);
-      py.DecRef(frame);
-      frame = back;
+      api.release(py);
     }
-    if (frame) py.DecRef(frame);
-    uint64_t hash = 0;
-    if (reuse) {
-      cache.key.clear();
-      for (size_t i = 0; i < users; ++i) {
-        cache.key.push_back(reinterpret_cast<uintptr_t>(user[i].code));
-        cache.key.push_back(user[i].line);
-      }
-      cache.key.push_back(UINT64_MAX);
-      for (PyObj* mo : modules) cache.key.push_back(reinterpret_cast<uintptr_t>(mo));
-      for (uint64_t k : cache.key) hash = (hash ^ k) * 0x9E3779B97F4A7C15ull;
-      auto it = cache.origins.find(hash);
-      if (it != cache.origins.end() && it->second.first == cache.key) reused = it->second.second;
-    }
-    // Code objects outlive the walk (their functions hold them): their
-    // facts are in the cache.
-    for (size_t i = 0; i < users && !reused; ++i) {
-      const CodeInfo& c = *cache.code.find(user[i].code);
-      o->python.push_back({c.file, user[i].line, c.function});
-    }
+    if (!raw) api_walk(py, c, stack);
+    const auto& user = stack.user;
+    const size_t users = stack.users;
     // Outermost first: the outermost module is "", each next one is named
     // by where it sits under the one that called it.
-    std::reverse(modules.begin(), modules.end());
-    for (size_t i = 0; i < modules.size() && !reused; ++i) {
-      const std::string* tn = cache.type_name.find(modules[i]);
-      if (!tn) {
-        PyObj* type = py.TypeOf(modules[i]);
-        tn = &cache.type_name.insert(modules[i], type ? attr_text(py, type, "__name__") : std::string());
-        if (type) py.DecRef(type);
-      }
-      std::string name;
-      if (i > 0) {
-        uint64_t key = reinterpret_cast<uintptr_t>(modules[i - 1]) * 0x9E3779B97F4A7C15ull ^
-                       reinterpret_cast<uintptr_t>(modules[i]);
-        auto cn = cache.child_name.find(key);
-        if (cn == cache.child_name.end()) {
-          std::string rel;
-          for (int d = 1; d <= 3 && rel.empty(); ++d)
-            if (!find_child(py, modules[i - 1], modules[i], d, rel)) rel.clear();
-          if (rel.empty()) rel = "<" + *tn + ">";  // called, not owned
-          cn = cache.child_name.emplace(key, rel).first;
-        }
-        name = join_name(o->modules.back().name, cn->second);
-      }
-      o->modules.push_back({std::move(name), *tn});
+    std::reverse(stack.modules.begin(), stack.modules.end());
+    const std::vector<PyObj*>& modules = stack.modules;
+    std::vector<uint32_t> serials(modules.size());
+    std::vector<const std::string*> types(modules.size()), rels(modules.size());
+    for (size_t i = 0; i < modules.size(); ++i) serials[i] = module_info(py, c, modules[i]).serial;
+    for (size_t i = 0; i < modules.size(); ++i) {
+      types[i] = &c.modules.find(modules[i])->type_name;  // stable now: no insertion below
+      if (i > 0) rels[i] = &child_name(py, c, modules[i - 1], serials[i - 1], modules[i], serials[i], *types[i]);
     }
-    for (PyObj* mo : modules) py.DecRef(mo);
-    if (reuse && !reused && cache.origins.size() < (size_t(1) << 16)) cache.origins[hash] = {cache.key, o};
+    uint64_t hash = 0;
+    if (reuse) {
+      hash = origin_key(c, stack, serials);
+      reused = made_origin(c, hash);
+    }
+    // Code objects are held by the cache: their facts are there.
+    for (size_t i = 0; i < users && !reused; ++i) {
+      const CodeInfo& ci = *c.code.find(user[i].code);
+      o->python.push_back({ci.file, user[i].line, ci.function});
+    }
+    for (size_t i = 0; i < modules.size() && !reused; ++i)
+      o->modules.push_back({i == 0 ? std::string() : join_name(o->modules.back().name, *rels[i]), *types[i]});
+    stack.release(py);
+    if (reuse && !reused) c.origins[hash] = {c.key, o, c.epoch};
+    if (long_way) c.clear(py);
   }
   if (gc_was_on) py.GcEnable();
   py.ErrRestore(et, ev, tb);
@@ -461,11 +878,6 @@ bool graph_add(const char* f) { return has_prefix(f, "cudaGraphAdd") || has_pref
 bool copies_nodes(const char* f) {
   return has_prefix(f, "cudaGraphInstantiate") || has_prefix(f, "cuGraphInstantiate") ||
          has_prefix(f, "cudaGraphExecDestroy") || has_prefix(f, "cuGraphExecDestroy");
-}
-
-bool capture_bound(const char* f) {
-  return has_prefix(f, "cudaStreamBeginCapture") || has_prefix(f, "cuStreamBeginCapture") ||
-         has_prefix(f, "cudaStreamEndCapture") || has_prefix(f, "cuStreamEndCapture");
 }
 
 // The function symbols of an object's .symtab (static functions, hidden
@@ -658,8 +1070,16 @@ struct OriginRecorder::Impl {
 
   // This thread's origin now: NVTX ranges, and the Python stack when asked.
   std::shared_ptr<const Origin> now(bool with_python) {
-    auto o = std::make_shared<Origin>();
     ThreadState& ts = thread_state();
+    if (with_python && ts.pushed.empty() && ts.started.empty()) {
+      const Python& py = python();
+      if (py.ready())
+        if (auto made = read_python_cached(py, py_cache, py_m)) {
+          g_reads_cached.fetch_add(1, std::memory_order_relaxed);
+          return made;
+        }
+    }
+    auto o = std::make_shared<Origin>();
     // Pushed and started ranges, in the order they were opened.
     for (size_t i = 0, j = 0; i < ts.pushed.size() || j < ts.started.size();)
       if (j == ts.started.size() || (i < ts.pushed.size() && ts.pushed[i].seq < ts.started[j].seq))
@@ -673,28 +1093,42 @@ struct OriginRecorder::Impl {
       }
     if (with_python) {
       const Python& py = python();
-      if (py.ready())
+      if (py.ready()) {
+        g_reads_full.fetch_add(1, std::memory_order_relaxed);
         if (auto same = read_python(py, py_cache, py_m, o, o->nvtx.empty())) return same;
+      }
     }
     return o;
   }
 
-  void api(CUpti_CallbackDomain, const CUpti_CallbackData* cb) {
+  // What an API call is to origins (kind_of), by the driver's callback id:
+  // filled by enable(), so a callback compares no names.
+  enum Kind : uint8_t { kMakes = 1, kGraphAdd = 2, kCopies = 4, kBegin = 8, kEnd = 16 };
+  static uint8_t kind_of(const char* f) {
+    return uint8_t((makes_node(f) ? kMakes : 0) | (graph_add(f) ? kGraphAdd : 0) | (copies_nodes(f) ? kCopies : 0) |
+                   (has_prefix(f, "cudaStreamBeginCapture") || has_prefix(f, "cuStreamBeginCapture") ? kBegin : 0) |
+                   (has_prefix(f, "cudaStreamEndCapture") || has_prefix(f, "cuStreamEndCapture") ? kEnd : 0));
+  }
+  std::vector<uint8_t> driver_kinds;  // by CUPTI_DRIVER_TRACE_CBID_*
+
+  void api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     ThreadState& ts = thread_state();
-    const char* f = cb->functionName ? cb->functionName : "";
+    const uint8_t kind = domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < driver_kinds.size()
+                             ? driver_kinds[cbid]
+                             : kind_of(cb->functionName ? cb->functionName : "");
     if (cb->callbackSite == CUPTI_API_ENTER) {
       if (++ts.depth != 1) return;
-      if (copies_nodes(f)) {
+      if (kind & kCopies) {
         ts.copying = true;
         return;
       }
-      if (has_prefix(f, "cudaStreamEndCapture") || has_prefix(f, "cuStreamEndCapture")) {
+      if (kind & kEnd) {
         int c = captures.load();
         while (c > 0 && !captures.compare_exchange_weak(c, c - 1)) {
         }
         return;
       }
-      if ((captures.load(std::memory_order_relaxed) > 0 || graph_add(f)) && makes_node(f)) ts.pending = now(true);
+      if ((kind & kMakes) && (captures.load(std::memory_order_relaxed) > 0 || (kind & kGraphAdd))) ts.pending = now(true);
       return;
     }
     if (--ts.depth > 0) {
@@ -704,19 +1138,13 @@ struct OriginRecorder::Impl {
     ts.depth = 0;
     ts.pending.reset();
     ts.copying = false;
-    if ((has_prefix(f, "cudaStreamBeginCapture") || has_prefix(f, "cuStreamBeginCapture")) && cb->functionReturnValue &&
-        *static_cast<const int*>(cb->functionReturnValue) == 0)
+    if ((kind & kBegin) && cb->functionReturnValue && *static_cast<const int*>(cb->functionReturnValue) == 0)
       captures.fetch_add(1);
-    if (captures.load() == 0 && (has_prefix(f, "cudaStreamEndCapture") || has_prefix(f, "cuStreamEndCapture"))) {
-      const Python& py = python();
-      if (py.ready()) {  // objects may go now: forget what was learnt of them
-        int gil = py.Ensure();
-        {
-          std::lock_guard<std::mutex> lock(py_m);
-          py_cache.clear(py);
-        }
-        py.Release(gil);
-      }
+    if ((kind & kEnd) && captures.load() == 0) {
+      // Objects may go now: what was learnt of them is checked again
+      // before the next capture uses it.
+      std::lock_guard<std::mutex> lock(py_m);
+      py_cache.end_capture();
     }
   }
 
@@ -814,6 +1242,10 @@ OriginRecorder::OriginRecorder() : impl_(new Impl) {}
 
 void OriginRecorder::uncached_for_tests(bool on) { g_uncached.store(on, std::memory_order_relaxed); }
 
+OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
+  return {g_reads_cached.load(std::memory_order_relaxed), g_reads_full.load(std::memory_order_relaxed)};
+}
+
 OriginRecorder& OriginRecorder::instance() {
   static OriginRecorder* r = new OriginRecorder;
   return *r;
@@ -830,12 +1262,20 @@ bool OriginRecorder::enable(CUpti_SubscriberHandle s) {
   // domains and 13.7 ms with the driver's alone, medians of 20 captures;
   // every one of its 392 nodes had the same origin either way).
   const auto domain = CUPTI_CB_DOMAIN_DRIVER_API;
-  for (int id = 1; id < int(CUPTI_DRIVER_TRACE_CBID_SIZE) && ok; ++id) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(domain, CUpti_CallbackId(id), &name) != CUPTI_SUCCESS || !name) continue;
-    if (makes_node(name) || capture_bound(name) || copies_nodes(name))
-      ok = cuptiEnableCallback(1, s, domain, CUpti_CallbackId(id)) == CUPTI_SUCCESS;
+  // Each call's kind by its id, filled once, before any of its callbacks
+  // is enabled (and never changed after: callbacks read it unlocked).
+  if (impl_->driver_kinds.empty()) {
+    std::vector<uint8_t> kinds(CUPTI_DRIVER_TRACE_CBID_SIZE, 0);
+    for (int id = 1; id < int(CUPTI_DRIVER_TRACE_CBID_SIZE); ++id) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(domain, CUpti_CallbackId(id), &name) == CUPTI_SUCCESS && name)
+        kinds[size_t(id)] = Impl::kind_of(name);
+    }
+    impl_->driver_kinds = std::move(kinds);
   }
+  for (int id = 1; id < int(CUPTI_DRIVER_TRACE_CBID_SIZE) && ok; ++id)
+    if (impl_->driver_kinds[size_t(id)])
+      ok = cuptiEnableCallback(1, s, domain, CUpti_CallbackId(id)) == CUPTI_SUCCESS;
   for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
                               CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING})
     ok = ok && cuptiEnableCallback(1, s, CUPTI_CB_DOMAIN_RESOURCE, id) == CUPTI_SUCCESS;
@@ -866,7 +1306,7 @@ void OriginRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId c
     switch (domain) {
       case CUPTI_CB_DOMAIN_RUNTIME_API:
       case CUPTI_CB_DOMAIN_DRIVER_API:
-        impl_->api(domain, static_cast<const CUpti_CallbackData*>(data));
+        impl_->api(domain, cbid, static_cast<const CUpti_CallbackData*>(data));
         break;
       case CUPTI_CB_DOMAIN_NVTX:
         impl_->nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));

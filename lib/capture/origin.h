@@ -60,9 +60,16 @@ class OriginRecorder {
   /// The path of the libcupti this code runs with ("" when unknown).
   static std::string cupti_path();
 
-  /// Tests only: every Python stack read takes the long way, without the
-  /// caches of line numbers (their results must agree).
+  /// Tests only: every Python stack read takes the long way, without any
+  /// of the caches (their results must agree).
   static void uncached_for_tests(bool on);
+
+  /// Python stack reads so far: those answered from the caches without the
+  /// GIL, and the others (GRAPHSCOPE_DEBUG_TIMES in an attached process).
+  struct ReadCounts {
+    uint64_t cached = 0, full = 0;
+  };
+  ReadCounts read_counts() const;
 
   struct Impl;
 
