@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 #include <optional>
 #include <cstddef>
@@ -155,6 +156,32 @@ static_assert(int(CU_GRAPH_NODE_TYPE_KERNEL) == int(cudaGraphNodeTypeKernel) &&
               int(CU_GRAPH_NODE_TYPE_CONDITIONAL) == int(cudaGraphNodeTypeConditional) &&
               int(CU_GRAPH_NODE_TYPE_MEM_FREE) == int(cudaGraphNodeTypeMemFree));
 
+// Adds the time from its making to its end to one phase of opt.phases,
+// when set.
+class PhaseTimer {
+ public:
+  PhaseTimer(WalkPhases* p, WalkPhases::Phase which) : p_(p), which_(which) {
+    if (p_) t0_ = now();
+  }
+  ~PhaseTimer() { stop(); }
+  void stop() {
+    if (p_) p_->ns[which_] += now() - t0_;
+    p_ = nullptr;
+  }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  static uint64_t now() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
+  }
+  WalkPhases* p_;
+  WalkPhases::Phase which_;
+  uint64_t t0_ = 0;
+};
+
 class Walker {
  public:
   Walker(const WalkOptions& o, cudaGraph_t root) : opt_(o), api_(driver_api()), root_(root) {}
@@ -162,10 +189,14 @@ class Walker {
   void walk(cudaGraph_t g, Graph& out, int depth) {
     if (depth > 64) throw Error(ExitCode::device, "graph walk", "child graphs nested deeper than 64");
     size_t n = 0;
-    GS_CUDA(cudaGraphGetNodes(g, nullptr, &n));
-    std::vector<cudaGraphNode_t> nodes(n);
-    if (n) GS_CUDA(cudaGraphGetNodes(g, nodes.data(), &n));
-    nodes.resize(n);
+    std::vector<cudaGraphNode_t> nodes;
+    {
+      PhaseTimer t(opt_.phases, WalkPhases::get_nodes);
+      GS_CUDA(cudaGraphGetNodes(g, nullptr, &n));
+      nodes.resize(n);
+      if (n) GS_CUDA(cudaGraphGetNodes(g, nodes.data(), &n));
+      nodes.resize(n);
+    }
     if (depth == 0 && opt_.root_handles) {
       opt_.root_handles->resize(n);
       for (size_t i = 0; i < n; ++i) (*opt_.root_handles)[i] = reinterpret_cast<uintptr_t>(nodes[i]);
@@ -198,8 +229,12 @@ class Walker {
     // Kernel names come from the driver through the walk's cache: looked up
     // here, on this thread, once per node.
     std::vector<const KernelName*> names(n, nullptr);
-    for (uint32_t i = 0; i < n; ++i)
-      if (raw[i].type == cudaGraphNodeTypeKernel && raw[i].have_params) names[i] = &kernel_name(raw[i].func, raw[i].kern);
+    {
+      PhaseTimer t(opt_.phases, WalkPhases::names);
+      for (uint32_t i = 0; i < n; ++i)
+        if (raw[i].type == cudaGraphNodeTypeKernel && raw[i].have_params)
+          names[i] = &kernel_name(raw[i].func, raw[i].kern);
+    }
     // The model: each node from its own raw facts alone, so a large graph's
     // nodes are filled in parallel slices.
     auto fill = [&](unsigned, size_t begin, size_t end) {
@@ -227,7 +262,11 @@ class Walker {
         if (names[i]) kernel(r, node, names[i]->mangled);
       }
     };
-    parallel_slices(n, n >= 20000 ? worker_count(n, 5000, 16) : 1, fill);
+    {
+      PhaseTimer t(opt_.phases, WalkPhases::fill);
+      parallel_slices(n, n >= 20000 ? worker_count(n, 5000, 16) : 1, fill);
+    }
+    PhaseTimer rest(opt_.phases, WalkPhases::details);
     // What needs the driver again, on this thread: kernels without the
     // driver's parameters, and every other node's details (child graphs
     // are walked from here).
@@ -345,12 +384,19 @@ class Walker {
     // The driver's entry points where it has them; a driver call that fails
     // is made again through the runtime, whose error the walk reports.
     const auto ch = reinterpret_cast<CUgraphNode>(h);
-    CUgraphNodeType type{};
-    if (api_.graph_node_get_type && api_.graph_node_get_type(ch, &type) == CUDA_SUCCESS)
-      r.type = cudaGraphNodeType(type);
-    else
-      GS_CUDA(cudaGraphNodeGetType(h, &r.type));
-    r.local_id = local_id(h);
+    {
+      PhaseTimer t(opt_.phases, WalkPhases::type);
+      CUgraphNodeType type{};
+      if (api_.graph_node_get_type && api_.graph_node_get_type(ch, &type) == CUDA_SUCCESS)
+        r.type = cudaGraphNodeType(type);
+      else
+        GS_CUDA(cudaGraphNodeGetType(h, &r.type));
+    }
+    {
+      PhaseTimer t(opt_.phases, WalkPhases::ids);
+      r.local_id = local_id(h);
+    }
+    PhaseTimer deps_time(opt_.phases, WalkPhases::dependencies);
     // Dependencies with their edge data (without an edge-data array, a node
     // with programmatic edges fails with cudaErrorLossyQuery).
     r.dep_begin = uint32_t(deps.size());
@@ -374,7 +420,9 @@ class Walker {
     deps.resize(r.dep_begin + nd);
     edges.resize(r.dep_begin + nd);
     r.dep_count = uint32_t(nd);
+    deps_time.stop();
     if (r.type != cudaGraphNodeTypeKernel) return;
+    PhaseTimer params_time(opt_.phases, WalkPhases::params);
     CUDA_KERNEL_NODE_PARAMS p{};
     if (api_.graph_kernel_node_get_params &&
         api_.graph_kernel_node_get_params(reinterpret_cast<CUgraphNode>(h), &p) == CUDA_SUCCESS) {
@@ -393,7 +441,9 @@ class Walker {
       r.block = {rp.blockDim.x, rp.blockDim.y, rp.blockDim.z};
       r.shared = rp.sharedMemBytes;
     }
+    params_time.stop();
     if (opt_.details) {
+      PhaseTimer t(opt_.phases, WalkPhases::cluster);
       cudaLaunchAttributeValue v{};
       bool got = false;
       if (api_.graph_kernel_node_get_attribute) {
@@ -574,6 +624,7 @@ void attach_conditional_bodies(cudaGraph_t g, Graph& root) {
 }  // namespace
 
 GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options) {
+  PhaseTimer t(options.phases, WalkPhases::whole);
   GraphDocument doc;
   doc.source_format = "graphscope";
   Walker w(options, g);

@@ -11,6 +11,18 @@
 
 namespace graphscope::capture {
 
+/// Where a walk's time goes, added up over walks (GRAPHSCOPE_DEBUG_TIMES in
+/// an attached process; the benchmarks).
+struct WalkPhases {
+  enum Phase { get_nodes, type, ids, dependencies, params, cluster, names, fill, details, whole, phases };
+  uint64_t ns[phases] = {};
+  static const char* name(int p) {
+    static const char* const n[] = {"nodes",        "node type",    "node ids", "dependencies",  "kernel params",
+                                    "cluster attr", "kernel names", "model",    "other details", "whole walk"};
+    return n[p];
+  }
+};
+
 struct WalkOptions {
   /// Per-node details: launch geometry, sizes, handles, host symbols. Off
   /// gives types, ids, kernel names and edges only.
@@ -29,6 +41,8 @@ struct WalkOptions {
   /// When set: filled with the root graph's node handles, in node order
   /// (whether or not `handles` puts them in the document).
   std::vector<uint64_t>* root_handles = nullptr;
+  /// When set: each phase's time is added here.
+  WalkPhases* phases = nullptr;
 };
 
 }  // namespace graphscope::capture

@@ -96,6 +96,7 @@ std::atomic<bool> forked_child{false};
 struct CallbackTimes {
   enum Kind { exec_created, origins_api, origins_resource, origins_nvtx, other, kinds };
   std::atomic<uint64_t> ns[kinds] = {}, calls[kinds] = {};
+  capture::WalkPhases walk;  // the walks' phases (walks run one at a time, under the attacher's lock)
   const bool on = [] {
     const char* e = std::getenv("GRAPHSCOPE_DEBUG_TIMES");
     return e && std::strcmp(e, "1") == 0;
@@ -115,6 +116,12 @@ struct CallbackTimes {
     for (int k = 0; k < kinds; ++k)
       std::fprintf(stderr, "graphscope: pid %d: %-22s %8llu calls %10.3f ms\n", pid, names[k],
                    (unsigned long long)calls[k].load(), double(ns[k].load()) / 1e6);
+    const auto reads = capture::OriginRecorder::instance().read_counts();
+    std::fprintf(stderr, "graphscope: pid %d:   Python stack reads: %llu from the caches, %llu in full\n", pid,
+                 (unsigned long long)reads.cached, (unsigned long long)reads.full);
+    for (int p = 0; p < capture::WalkPhases::phases; ++p)
+      std::fprintf(stderr, "graphscope: pid %d:   walk: %-16s %10.3f ms\n", pid, capture::WalkPhases::name(p),
+                   double(walk.ns[p]) / 1e6);
   }
 };
 CallbackTimes& callback_times() {
@@ -391,6 +398,7 @@ class Injection {
   capture::WalkOptions walk_options() const {
     capture::WalkOptions wo;
     if (origins_) wo.origin_of = [](uint64_t h) { return capture::OriginRecorder::instance().origin_of(h); };
+    if (callback_times().on) wo.phases = &callback_times().walk;
     return wo;
   }
 
