@@ -8,6 +8,9 @@
 # server captures one per batch size), in one call on the GPU machine.
 # Prints every process's times, then per configuration the median over all
 # captures, min-max, the median of each process, and the ratios to the anchor.
+# With GS_BENCH_BASELINE_INJECT set to another build's injection library, a
+# fourth configuration, origins on with that library, is interleaved too
+# (a change side by side with the code before it, in one call).
 #   bench/origins_overhead.sh GRAPHSCOPE [RUNS] [CAPTURES] [LAYERS]
 set -euo pipefail
 gs=$1; runs=${2:-5}; captures=${3:-5}; layers=${4:-8}
@@ -30,14 +33,22 @@ for ((k = 1; k <= runs; ++k)); do
   show off "$k" "$out/off.$k.json"
   "${pin[@]}" "$gs" capture --exec --out-dir "$out/on.$k" -- python3 "$app" "${args[@]}" --timing "$out/on.$k.json" > /dev/null 2>&1
   show on "$k" "$out/on.$k.json"
+  if [ -n "${GS_BENCH_BASELINE_INJECT:-}" ]; then
+    GRAPHSCOPE_INJECTION_LIBRARY=$GS_BENCH_BASELINE_INJECT "${pin[@]}" "$gs" capture --exec --out-dir "$out/base.$k" -- \
+      python3 "$app" "${args[@]}" --timing "$out/base.$k.json" > /dev/null 2>&1
+    show base "$k" "$out/base.$k.json"
+  fi
 done
-python3 - "$out" "$runs" <<'PY'
+python3 - "$out" "$runs" "${GS_BENCH_BASELINE_INJECT:-}" <<'PY'
 import json, statistics, sys
-out, runs = sys.argv[1], int(sys.argv[2])
+out, runs, baseline = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+configs = [("plain", "no graphscope"), ("off", "capture --exec --no-origins"), ("on", "capture --exec (origins)")]
+if baseline:
+    configs.append(("base", "origins, baseline library"))
 per = {c: [[t * 1e3 for t in json.load(open("%s/%s.%d.json" % (out, c, k)))["capture_instantiate_s"]]
-           for k in range(1, runs + 1)] for c in ("plain", "off", "on")}
+           for k in range(1, runs + 1)] for c, _ in configs}
 base = statistics.median([t for p in per["plain"] for t in p])
-for c, label in (("plain", "no graphscope"), ("off", "capture --exec --no-origins"), ("on", "capture --exec (origins)")):
+for c, label in configs:
     v = [t for p in per[c] for t in p]
     m = statistics.median(v)
     meds = [statistics.median(p) for p in per[c]]

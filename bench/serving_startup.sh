@@ -11,6 +11,9 @@
 #   limit    graphscope capture --exec --max-graphs (the program's number of
 #            graphs): graphscope lets go of CUPTI once it has them all, so
 #            the replays after start-up show what that gives back
+#   base     capture --exec with the injection library in
+#            GS_BENCH_BASELINE_INJECT, when set (another build: a change
+#            side by side with the code before it)
 # A last process under capture --exec with GRAPHSCOPE_DEBUG_TIMES=1 says
 # where graphscope's time on the application's threads went.
 # Prints each process's total capture + instantiate time and replay times,
@@ -43,16 +46,23 @@ for ((k = 1; k <= runs; ++k)); do
     { tail -5 "$out/profile.$k.err"; }
   "${pin[@]}" "$gs" capture --exec --max-graphs "$graphs" --out-dir "$out/limit.$k" -- python3 "$app" "$@" \
     --timing "$out/limit.$k.json" 2> "$out/limit.$k.err" | grep "^serving" | sed "s/^/limit   $k: /" || { cat "$out/limit.$k.err"; exit 1; }
+  if [ -n "${GS_BENCH_BASELINE_INJECT:-}" ]; then
+    GRAPHSCOPE_INJECTION_LIBRARY=$GS_BENCH_BASELINE_INJECT "${pin[@]}" "$gs" capture --exec --out-dir "$out/base.$k" -- \
+      python3 "$app" "$@" --timing "$out/base.$k.json" 2> "$out/base.$k.err" | grep "^serving" | sed "s/^/base    $k: /" ||
+      { cat "$out/base.$k.err"; exit 1; }
+  fi
 done
 GRAPHSCOPE_DEBUG_TIMES=1 "${pin[@]}" "$gs" capture --exec --out-dir "$out/times" -- python3 "$app" "$@" 2>&1 |
-  grep -E "^serving|calls" | sed "s/^/times: /"
-python3 - "$out" "$runs" <<'PY'
+  grep -E "^serving|calls|walk:|stack reads" | sed "s/^/times: /"
+python3 - "$out" "$runs" "${GS_BENCH_BASELINE_INJECT:-}" <<'PY'
 import glob, json, statistics, sys
-out, runs = sys.argv[1], int(sys.argv[2])
-res = {c: [json.load(open("%s/%s.%d.json" % (out, c, k))) for k in range(1, runs + 1)]
-       for c in ("plain", "capture", "cupti", "profile", "limit")}
+out, runs, baseline = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+order = [("plain", "plain"), ("capture", "plain"), ("limit", "plain"), ("cupti", "cupti"), ("profile", "cupti")]
+if baseline:
+    order.append(("base", "plain"))
+res = {c: [json.load(open("%s/%s.%d.json" % (out, c, k))) for k in range(1, runs + 1)] for c, _ in order}
 med = {c: statistics.median(r["capture_instantiate_s"] for r in v) * 1e3 for c, v in res.items()}
-for c, anchor in (("plain", "plain"), ("capture", "plain"), ("limit", "plain"), ("cupti", "cupti"), ("profile", "cupti")):
+for c, anchor in order:
     tot = [r["capture_instantiate_s"] * 1e3 for r in res[c]]
     rep = {k: statistics.median(r["replay_us"][k] for r in res[c]) for k in res[c][0]["replay_us"]}
     ref = {k: statistics.median(r["replay_us"][k] for r in res[anchor]) for k in rep}
