@@ -19,6 +19,9 @@ namespace {
 using Kind = JsonTape::Kind;
 constexpr uint32_t kAbsent = UINT32_MAX;
 constexpr size_t kMaxStringBytes = size_t(1) << 20;
+// Below this many nodes per thread, reading a graph's nodes in parallel
+// costs more in threads than it saves.
+constexpr size_t kNodesPerReadThread = 20000;
 
 // Converts a tape into the model. Every error names the JSON path.
 class Reader {
@@ -261,16 +264,37 @@ class Reader {
     r_.expect(v, Kind::array, path, "an array of nodes");
     uint32_t n = t_.at(v).count;
     g.nodes.resize(n);
+    auto slice = [&](size_t begin, size_t end) {
+      bool any = false;
+      for (uint32_t i = uint32_t(begin); i < end; ++i) {
+        JsonPath p(path, i);
+        any |= node(t_.element(v, i), p, g.nodes[i], depth);
+        // Written only when it is not the obvious (template graph id << 32) | node_id.
+        if (!g.nodes[i].template_tools_id && g.graph_id)
+          g.nodes[i].template_tools_id = (uint64_t(*g.graph_id) << 32) | g.nodes[i].node_id;
+        if (g.nodes[i].index != i)
+          r_.fail(JsonPath(p, "index"), "is " + std::to_string(g.nodes[i].index) + ", expected " +
+                                            std::to_string(i) + " (nodes are listed in index order)");
+      }
+      return any;
+    };
+    // A large graph's nodes are built in slices, each node from its own
+    // part of the tape alone. Should any slice fail, the nodes are read
+    // again in order, so the error named is the first one, as always.
     bool any_dependents = false;
-    for (uint32_t i = 0; i < n; ++i) {
-      JsonPath p(path, i);
-      any_dependents |= node(t_.element(v, i), p, g.nodes[i], depth);
-      // Written only when it is not the obvious (template graph id << 32) | node_id.
-      if (!g.nodes[i].template_tools_id && g.graph_id)
-        g.nodes[i].template_tools_id = (uint64_t(*g.graph_id) << 32) | g.nodes[i].node_id;
-      if (g.nodes[i].index != i)
-        r_.fail(JsonPath(p, "index"), "is " + std::to_string(g.nodes[i].index) + ", expected " + std::to_string(i) +
-                               " (nodes are listed in index order)");
+    const unsigned workers = depth == 0 ? worker_count(n, kNodesPerReadThread) : 1;
+    if (workers > 1) {
+      std::vector<char> any(workers, 0);
+      try {
+        parallel_slices(n, workers, [&](unsigned w, size_t b, size_t e) { any[w] = slice(b, e); });
+      } catch (const Error&) {
+        any.assign(workers, 0);
+        for (auto& node : g.nodes) node = Node{};
+        any[0] = slice(0, n);
+      }
+      for (char a : any) any_dependents |= a != 0;
+    } else {
+      any_dependents = slice(0, n);
     }
     // A writer that leaves out every dependents list gets them computed; when
     // any node has one, all are checked against the dependencies.
