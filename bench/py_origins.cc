@@ -1,13 +1,16 @@
 // The Python half of origins without a GPU: a library that a Python program
-// loads with ctypes.PyDLL and calls where a framework would launch a kernel.
-// Each call plays the CUPTI callbacks a stream-captured launch brings
-// (runtime API entry, a node created, exit) into OriginRecorder, timing the
-// entry (where the thread's Python stack is read), and hands back the
-// node's origin as the graph JSON writes it. bench/py_origins.py drives it
-// (timings) and tests/python/origin_walk.py (the stack read checked against
-// a full walk).
+// loads with ctypes (PyDLL, or CDLL to launch with the GIL let go) and calls
+// where a framework would launch a kernel. Each call plays the CUPTI
+// callbacks a stream-captured launch brings (runtime API entry, a node
+// created, exit) into OriginRecorder, timing the entry (where the thread's
+// Python stack is read), and hands back the node's origin as the graph JSON
+// writes it. bench/py_origins.py drives it: timings, and with --check the
+// tests origins.python_walk and origins.python_walk_threads (every cached
+// read against a read without caches). Thread-safe: each thread has its
+// own last launch.
 #include <cupti.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -19,8 +22,9 @@ using graphscope::capture::OriginRecorder;
 
 namespace {
 
-uint64_t g_next_node = 0x1000;
-std::string g_last;
+std::atomic<uint64_t> g_next_node{0x1000};
+thread_local uint64_t t_node = 0;  // this thread's last launch
+thread_local std::string t_last;
 
 void api(const char* name, CUpti_ApiCallbackSite site, int rv) {
   CUpti_CallbackData d{};
@@ -54,7 +58,8 @@ int64_t gs_launch() {
   api("cudaLaunchKernel", CUPTI_API_ENTER, 0);
   auto t1 = std::chrono::steady_clock::now();
   CUpti_GraphData g{};
-  g.node = reinterpret_cast<CUgraphNode>(g_next_node += 16);
+  t_node = g_next_node.fetch_add(16) + 16;
+  g.node = reinterpret_cast<CUgraphNode>(t_node);
   CUpti_ResourceData rd{};
   rd.resourceDescriptor = &g;
   OriginRecorder::instance().on_callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, &rd);
@@ -65,12 +70,12 @@ int64_t gs_launch() {
 // The origin of the last launch: its modules (qualified name and class),
 // then its Python frames, one per line; valid until the next call.
 const char* gs_last_origin() {
-  g_last.clear();
-  auto o = OriginRecorder::instance().origin_of(g_next_node);
+  t_last.clear();
+  auto o = OriginRecorder::instance().origin_of(t_node);
   if (!o) return "";
-  for (const auto& m : o->modules) g_last += "module " + m.name + " " + m.type + "\n";
-  for (const auto& f : o->python) g_last += "frame " + f.file + ":" + std::to_string(f.line) + " " + f.function + "\n";
-  return g_last.c_str();
+  for (const auto& m : o->modules) t_last += "module " + m.name + " " + m.type + "\n";
+  for (const auto& f : o->python) t_last += "frame " + f.file + ":" + std::to_string(f.line) + " " + f.function + "\n";
+  return t_last.c_str();
 }
 
 // 1: every read takes the long way, without the recorder's caches (what

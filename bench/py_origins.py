@@ -9,7 +9,7 @@ forwards, decoder layers, attention, MLP) whose kernels "launch" by calling
 bench/py_origins.cc's gs_launch(), which plays the CUPTI callbacks of a
 captured launch into graphscope's OriginRecorder.
 
-  py_origins.py LIB [--layers 8] [--forwards 5] [--check]
+  py_origins.py LIB [--layers 8] [--forwards 5] [--threads 1] [--check]
 
 Prints the read's time per launch (median and spread over the forwards).
 With --check, every launch is read twice, once as the recorder reads (with
@@ -20,6 +20,9 @@ as a server captures one graph per batch size) the check edits the model
 the ways that would make a cache kept across captures lie: two layers
 swapped in their ModuleList, a module replaced by a new one (which may take
 the freed one's address), a layer's class changed, the ModuleList replaced.
+With --threads N, N threads do that at once, each with its own model, and
+launch with the GIL let go, so that reads without the GIL run while other
+threads run Python.
 """
 import argparse
 import ctypes
@@ -29,6 +32,7 @@ import sys
 import shutil
 import tempfile
 import textwrap
+import threading
 
 TORCH_MODULE = '''
 import ctypes, os
@@ -73,18 +77,20 @@ check = False
 times = []  # ns per read
 pairs = []  # (cached, the long way)
 
+launch = _lib.gs_launch  # --threads: through ctypes.CDLL, which lets the GIL go
+
 def _launch():
     if check:
         _lib.gs_uncached(0)
-        _lib.gs_launch()
+        launch()
         fast = _lib.gs_last_origin()
         _lib.gs_uncached(1)
-        _lib.gs_launch()
+        launch()
         full = _lib.gs_last_origin()
         _lib.gs_uncached(0)
         pairs.append((fast, full))
     else:
-        times.append(_lib.gs_launch())
+        times.append(launch())
 
 def linear(x, w):
     _launch()
@@ -252,6 +258,7 @@ def main():
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--forwards", type=int, default=5)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
     os.environ["GS_PY_ORIGINS_LIB"] = os.path.abspath(a.lib)
     tmp = tempfile.mkdtemp(prefix="gs_py_origins.")
@@ -278,9 +285,33 @@ def run(a, tmp):
 
     lib = tm._lib
     F.check = a.check
-    model = modeling_llama.LlamaForCausalLM(a.layers)
     times = []
-    for f in range(a.forwards):
+    if a.threads > 1:
+        # Each thread its own model and captures, its launches made with
+        # the GIL let go (as PyTorch's ops do): the other threads run Python
+        # while a launch reads its own thread's stack, with or without the
+        # GIL.
+        nogil = ctypes.CDLL(os.environ["GS_PY_ORIGINS_LIB"])
+        nogil.gs_launch.restype = ctypes.c_int64
+        F.launch = nogil.gs_launch
+        models = [modeling_llama.LlamaForCausalLM(a.layers) for _ in range(a.threads)]
+
+        def work(k):
+            for f in range(a.forwards):
+                if a.check:
+                    edit(models[k], f, modeling_llama)
+                lib.gs_begin_capture()
+                models[k](0.0)
+                lib.gs_end_capture()
+
+        pool = [threading.Thread(target=work, args=(k,)) for k in range(a.threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        times = list(F.times)
+    for f in range(a.forwards if a.threads <= 1 else 0):
+        model = model if f else modeling_llama.LlamaForCausalLM(a.layers)
         if a.check:
             edit(model, f, modeling_llama)
         lib.gs_begin_capture()
@@ -297,8 +328,9 @@ def run(a, tmp):
         return 1 if failures or not F.pairs else 0
     times.sort()
     q = lambda p: times[min(len(times) - 1, int(p * len(times)))] / 1000.0
-    print("python %s, %d layers, %d launches per forward, %d forwards: read per launch median %.2f us "
-          "(p10 %.2f, p90 %.2f)" % (sys.version.split()[0], a.layers, len(times) // a.forwards, a.forwards,
+    print("python %s, %d layers, %d thread(s), %d launches per forward, %d forwards: read per launch median %.2f us "
+          "(p10 %.2f, p90 %.2f)" % (sys.version.split()[0], a.layers, a.threads,
+                                     len(times) // (a.forwards * max(1, a.threads)), a.forwards,
                                      statistics.median(times) / 1000.0, q(0.1), q(0.9)))
     return 0
 

@@ -224,7 +224,7 @@ bool framework_file(const std::string& f) {
   return lib != std::string::npos && f.find('/', lib + 12) != std::string::npos;
 }
 
-std::atomic<bool> g_uncached{false};  // OriginRecorder::uncached_for_tests
+thread_local bool g_uncached = false;  // OriginRecorder::uncached_for_tests: this thread's reads
 std::atomic<uint64_t> g_reads_cached{0}, g_reads_full{0};  // OriginRecorder::read_counts
 
 struct CodeInfo {
@@ -260,7 +260,7 @@ uint32_t CodeInfo::line_at(const Python& py, PyObj* code, int offset) {
 }
 
 uint32_t CodeInfo::line(const Python& py, PyObj* frame) {
-  if (!py.FrameLasti || g_uncached.load(std::memory_order_relaxed)) return uint32_t(py.FrameLine(frame));
+  if (!py.FrameLasti || g_uncached) return uint32_t(py.FrameLine(frame));
   const int lasti = py.FrameLasti(frame);
   for (const auto& [at, l] : lines)
     if (at == lasti) return l;
@@ -378,7 +378,7 @@ struct PyCache {
   PyObj* module_class = nullptr;  // torch.nn.Module, held
   PyObj* self_name = nullptr;     // "self", held
   bool looked_for_torch = false;
-  uint32_t capture = 1;  // counted at the end of each capture
+  uint32_t capture = 1;  // counted at each capture's beginning and each instantiation (next_graph)
   uint32_t next_serial = 1;
   uint32_t epoch = 0;  // bumped when a child's name changed
   int raw_checks_left = 32;  // reads still to be made both ways (read_python)
@@ -389,9 +389,10 @@ struct PyCache {
     return code.size() > cap || modules.size() > cap || module_types.size() > cap || child_name.size() > cap ||
            origins.size() > cap;
   }
-  // A capture ended: everything is checked again before it is used in the
-  // next one; torch is looked for again if it was not imported yet.
-  void end_capture() {
+  // A capture begins, or a graph was instantiated: everything is checked
+  // again before it is used; torch is looked for again if it was not
+  // imported yet.
+  void next_graph() {
     ++capture;
     if (!module_class) looked_for_torch = false;
   }
@@ -726,7 +727,7 @@ std::shared_ptr<const Origin> made_origin(const PyCache& c, uint64_t hash) {
 // capture, and the origin already made. Null whenever anything is
 // missing: read_python then takes the GIL and does the rest.
 std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, std::mutex& m) {
-  if (!py.frames || g_uncached.load(std::memory_order_relaxed)) return nullptr;
+  if (!py.frames || g_uncached) return nullptr;
   std::lock_guard<std::mutex> lock(m);
   if (c.raw_off || c.raw_checks_left > 0 || !c.looked_for_torch) return nullptr;
   PyStack s;
@@ -766,7 +767,7 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
     std::lock_guard<std::mutex> lock(m);  // the cache; the GIL already orders Python threads
     // The long way, for tests: nothing learnt before is used.
     PyCache fresh;
-    const bool long_way = g_uncached.load(std::memory_order_relaxed);
+    const bool long_way = g_uncached;
     PyCache& c = long_way ? fresh : cache;
     if (long_way) reuse = false;
     if (c.full()) c.clear(py);
@@ -1120,6 +1121,10 @@ struct OriginRecorder::Impl {
       if (++ts.depth != 1) return;
       if (kind & kCopies) {
         ts.copying = true;
+        // A graph is done (instantiated, or an exec graph destroyed): the
+        // next one, explicit or captured, checks what it uses again.
+        std::lock_guard<std::mutex> lock(py_m);
+        py_cache.next_graph();
         return;
       }
       if (kind & kEnd) {
@@ -1138,13 +1143,13 @@ struct OriginRecorder::Impl {
     ts.depth = 0;
     ts.pending.reset();
     ts.copying = false;
-    if ((kind & kBegin) && cb->functionReturnValue && *static_cast<const int*>(cb->functionReturnValue) == 0)
+    if ((kind & kBegin) && cb->functionReturnValue && *static_cast<const int*>(cb->functionReturnValue) == 0) {
       captures.fetch_add(1);
-    if ((kind & kEnd) && captures.load() == 0) {
-      // Objects may go now: what was learnt of them is checked again
-      // before the next capture uses it.
+      // Whatever changed before this capture began (on any thread: others
+      // may be capturing) is seen by its reads: what was learnt of Python
+      // objects is checked again before use.
       std::lock_guard<std::mutex> lock(py_m);
-      py_cache.end_capture();
+      py_cache.next_graph();
     }
   }
 
@@ -1240,7 +1245,7 @@ struct OriginRecorder::Impl {
 
 OriginRecorder::OriginRecorder() : impl_(new Impl) {}
 
-void OriginRecorder::uncached_for_tests(bool on) { g_uncached.store(on, std::memory_order_relaxed); }
+void OriginRecorder::uncached_for_tests(bool on) { g_uncached = on; }
 
 OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
   return {g_reads_cached.load(std::memory_order_relaxed), g_reads_full.load(std::memory_order_relaxed)};

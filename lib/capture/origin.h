@@ -60,8 +60,8 @@ class OriginRecorder {
   /// The path of the libcupti this code runs with ("" when unknown).
   static std::string cupti_path();
 
-  /// Tests only: every Python stack read takes the long way, without any
-  /// of the caches (their results must agree).
+  /// Tests only: every Python stack read of the calling thread takes the
+  /// long way, without any of the caches (their results must agree).
   static void uncached_for_tests(bool on);
 
   /// Python stack reads so far: those answered from the caches without the
