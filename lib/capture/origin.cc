@@ -365,9 +365,11 @@ struct CachedOrigin {
 // What frame walks keep between calls and between captures (a server
 // captures the same model once per batch size: after the first capture,
 // almost every read finds its origin made). Code objects are held, so none
-// can take another's address; modules and their names are checked once per
-// capture (ModuleInfo, ChildName); a name that changed makes every origin
-// made before it stale.
+// can take another's address; modules and their names are checked once in
+// each round (ModuleInfo, ChildName; a round begins with every capture, on
+// any thread, and every instantiation: next_graph); a name that changed
+// makes every origin made before it stale. "This capture" below means the
+// current round.
 struct PyCache {
   PtrMap<CodeInfo> code;  // keys held
   PtrMap<ModuleInfo> modules;
