@@ -282,16 +282,17 @@ class PtrMap {
       if (!slots_[i].key) return nullptr;
     }
   }
-  // The tag given at insertion, beside the key: what a hot loop needs of a
-  // value without touching the value (false: not there).
-  bool tag(const void* k, uint32_t& t) const {
-    if (slots_.empty()) return false;
+  // The value and the tag given at insertion, in one probe: the tag sits
+  // beside the key, so a hot loop that needs only the tag never touches the
+  // value.
+  V* find(const void* k, uint32_t& tag) {
+    if (slots_.empty()) return nullptr;
     for (size_t i = hash(k);; i = (i + 1) & (slots_.size() - 1)) {
       if (slots_[i].key == k) {
-        t = slots_[i].tag;
-        return true;
+        tag = slots_[i].tag;
+        return &values_[slots_[i].value];
       }
-      if (!slots_[i].key) return false;
+      if (!slots_[i].key) return nullptr;
     }
   }
   V& insert(const void* k, V v, uint32_t tag = 0) {
@@ -664,12 +665,13 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& s, bool gil) {
     PyObj* code = const_cast<char*>(field(f, L.code));
     if (!code || Python::type_of(code) != py.code_type) return give_up();
     uint32_t tag = 0;
-    if (!c.code.tag(code, tag)) {
+    CodeInfo* info = c.code.find(code, tag);
+    if (!info) {
       if (!gil) return give_up();
-      tag = code_tag(code_info(py, c, code));
+      info = &code_info(py, c, code);
+      tag = code_tag(*info);
     }
     if ((tag & kFramework) && !(tag & kForward)) continue;
-    CodeInfo* info = c.code.find(code);
     if (!info->framework && out.users < 3) {
       const int offset = int(field(f, L.instr) - (static_cast<const char*>(code) + py.code_header));
       uint32_t line = 0;
@@ -1074,14 +1076,13 @@ struct OriginRecorder::Impl {
   // This thread's origin now: NVTX ranges, and the Python stack when asked.
   std::shared_ptr<const Origin> now(bool with_python) {
     ThreadState& ts = thread_state();
-    if (with_python && ts.pushed.empty() && ts.started.empty()) {
-      const Python& py = python();
-      if (py.ready())
-        if (auto made = read_python_cached(py, py_cache, py_m)) {
-          g_reads_cached.fetch_add(1, std::memory_order_relaxed);
-          return made;
-        }
-    }
+    const Python& py = python();
+    const bool python_ready = with_python && py.ready();
+    if (python_ready && ts.pushed.empty() && ts.started.empty())
+      if (auto made = read_python_cached(py, py_cache, py_m)) {
+        g_reads_cached.fetch_add(1, std::memory_order_relaxed);
+        return made;
+      }
     auto o = std::make_shared<Origin>();
     // Pushed and started ranges, in the order they were opened.
     for (size_t i = 0, j = 0; i < ts.pushed.size() || j < ts.started.size();)
@@ -1094,12 +1095,9 @@ struct OriginRecorder::Impl {
         o->op = o->nvtx[i].message.substr(0, o->nvtx[i].message.find(','));
         break;
       }
-    if (with_python) {
-      const Python& py = python();
-      if (py.ready()) {
-        g_reads_full.fetch_add(1, std::memory_order_relaxed);
-        if (auto same = read_python(py, py_cache, py_m, o, o->nvtx.empty())) return same;
-      }
+    if (python_ready) {
+      g_reads_full.fetch_add(1, std::memory_order_relaxed);
+      if (auto same = read_python(py, py_cache, py_m, o, o->nvtx.empty())) return same;
     }
     return o;
   }

@@ -143,6 +143,7 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
   // from the end: from compact arrays, not from the nodes (648 bytes each,
   // a cache miss per node per replay on a large graph).
   std::vector<uint32_t> dep_begin(n + 1, 0), dep_from;
+  dep_from.reserve(n * 2);
   std::vector<char> is_host(n);
   for (size_t i = 0; i < n; ++i) {
     for (const auto& d : g.nodes[i].dependencies)
