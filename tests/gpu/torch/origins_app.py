@@ -58,7 +58,7 @@ def main():
                 model(ids, use_cache=False)
         torch.cuda.current_stream().wait_stream(s)
         torch.cuda.synchronize()
-        graphs, seconds = [], []
+        graphs, seconds, phases = [], [], []
         for _ in range(a.captures):
             g = torch.cuda.CUDAGraph()
             t0 = time.perf_counter()
@@ -68,7 +68,11 @@ def main():
                         out = model(ids, use_cache=False).logits
             else:
                 with torch.cuda.graph(g):
+                    t1 = time.perf_counter()
                     out = model(ids, use_cache=False).logits
+                    t2 = time.perf_counter()
+                t3 = time.perf_counter()
+                phases.append((t1 - t0, t2 - t1, t3 - t2))
             torch.cuda.synchronize()
             seconds.append(time.perf_counter() - t0)
             graphs.append(g)
@@ -78,7 +82,11 @@ def main():
         torch.cuda.synchronize()
     if a.timing:
         with open(a.timing, "w") as f:
-            json.dump({"capture_instantiate_s": seconds, "layers": a.layers}, f)
+            json.dump({"capture_instantiate_s": seconds, "layers": a.layers,
+                       # each capture: torch.cuda.graph's entry, the forward
+                       # (the capture itself), the exit (end of capture and
+                       # instantiation), in seconds
+                       "phases_s": phases}, f)
     print("llama ok", tuple(out.shape), "capture+instantiate %s ms" % " ".join("%.1f" % (t * 1e3) for t in seconds))
 
 
