@@ -192,10 +192,28 @@ class Walker {
     std::vector<cudaGraphNode_t> nodes;
     {
       PhaseTimer t(opt_.phases, WalkPhases::get_nodes);
-      GS_CUDA(cudaGraphGetNodes(g, nullptr, &n));
+      // Asking for the count costs the driver as much as the list (7.5-8
+      // ms each for 100k nodes on the H100): a root graph is first asked
+      // for into room for a little more than this thread's last root graph
+      // had (a server's graphs come in similar sizes), and only when that
+      // is filled up are the count and the list asked for.
+      thread_local size_t room = 0;
+      bool have = false;
+      if (depth == 0 && room) {
+        nodes.resize(room);
+        n = room;
+        // (A driver that refuses a short list is asked the long way.)
+        const cudaError_t rc = cudaGraphGetNodes(g, nodes.data(), &n);
+        if (rc != cudaSuccess) (void)cudaGetLastError();
+        have = rc == cudaSuccess && n < room;
+      }
+      if (!have) {
+        GS_CUDA(cudaGraphGetNodes(g, nullptr, &n));
+        nodes.resize(n);
+        if (n) GS_CUDA(cudaGraphGetNodes(g, nodes.data(), &n));
+      }
       nodes.resize(n);
-      if (n) GS_CUDA(cudaGraphGetNodes(g, nodes.data(), &n));
-      nodes.resize(n);
+      if (depth == 0) room = n + n / 16 + 16;
     }
     if (depth == 0 && opt_.root_handles) {
       opt_.root_handles->resize(n);

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
+#include <vector>
+
+#include "parallel.h"
 
 namespace graphscope {
 namespace {
@@ -36,17 +40,37 @@ bool parse_edge_type(std::string_view s, EdgeType* out) {
 }
 
 void link_dependents(Graph& g) {
-  for (auto& n : g.nodes) n.dependents.clear();
-  for (const auto& n : g.nodes)
-    for (const auto& d : n.dependencies)
-      if (d.from < g.nodes.size()) g.nodes[d.from].dependents.push_back(n.index);
-  for (auto& n : g.nodes) {
-    // Dependencies are visited in node order, so dependents come out sorted
-    // unless indices are out of order; sort to be sure.
-    if (!std::is_sorted(n.dependents.begin(), n.dependents.end()))
-      std::sort(n.dependents.begin(), n.dependents.end());
-    for (auto& b : n.bodies) link_dependents(b);
+  // Through flat arrays: the edges gathered in one pass over the nodes,
+  // each node's dependents counted and placed, and then every node's list
+  // made in parallel slices (a list per node was a hundred thousand
+  // allocations in a row: 9 ms of a 100k-node walk on the H100).
+  const size_t n = g.nodes.size();
+  std::vector<uint32_t> start(n + 1, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> edges;  // (from, the dependent's index), in node order
+  for (const auto& x : g.nodes)
+    for (const auto& d : x.dependencies)
+      if (d.from < n) {
+        edges.emplace_back(d.from, x.index);
+        ++start[d.from + 1];
+      }
+  for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  std::vector<uint32_t> flat(edges.size());
+  {
+    std::vector<uint32_t> at(start.begin(), start.end() - 1);
+    for (const auto& [from, to] : edges) flat[at[from]++] = to;
   }
+  auto place = [&](unsigned, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      auto& v = g.nodes[i].dependents;
+      v.assign(flat.begin() + start[i], flat.begin() + start[i + 1]);
+      // Dependencies are visited in node order, so dependents come out
+      // sorted unless indices are out of order; sort to be sure.
+      if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+    }
+  };
+  parallel_slices(n, n >= 20000 ? worker_count(n, 5000, 16) : 1, place);
+  for (auto& x : g.nodes)
+    for (auto& b : x.bodies) link_dependents(b);
 }
 
 size_t total_nodes(const Graph& g) {

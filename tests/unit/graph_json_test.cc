@@ -2,8 +2,10 @@
 // recorded graph document and on one with every capture record set.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "graph_builder.h"
 #include "inspect/graph_json.h"
@@ -109,4 +111,28 @@ TEST_CASE("a real number passed through stays a real, so a second read sees the 
   CHECK_FALSE(second.graph_memory);
   CHECK_FALSE(second.timings);
   CHECK(write_graph_json(second) == written);
+}
+
+TEST_CASE("dependents of a large graph, made in parallel slices, agree with one pass over the edges") {
+  Graph g;
+  const uint32_t n = 30000;
+  g.nodes.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    g.nodes[i].index = i;
+    if (i) g.nodes[i].dependencies.push_back({i - 1});
+    if (i > 2 && i / 3 != i - 1) g.nodes[i].dependencies.push_back({i / 3});
+    if (i % 7 == 0 && i + 5 < n) g.nodes[i].dependencies.push_back({i + 5});  // a later node: not in node order
+    g.nodes[i].dependents = {99};  // replaced, not added to
+  }
+  g.nodes[10].dependencies.push_back({n + 3});  // outside the graph: left out
+  link_dependents(g);
+  std::vector<std::vector<uint32_t>> want(n);
+  for (uint32_t i = 0; i < n; ++i)
+    for (const auto& d : g.nodes[i].dependencies)
+      if (d.from < n) want[d.from].push_back(i);
+  for (auto& w : want) std::sort(w.begin(), w.end());
+  size_t differ = 0;
+  for (uint32_t i = 0; i < n; ++i) differ += g.nodes[i].dependents != want[i];
+  CHECK(differ == 0);
+  CHECK(g.nodes[0].dependents == std::vector<uint32_t>{1});
 }
