@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
       dump.push_back(bench::time_ms([&] {
         GraphDocument d = capture::walk_graph(g);
         capture::assign_exec_ids(d, exec_id);
-        write_output(dir + "/bench_capture.json", write_graph_json_pieces(d));
+        write_graph_json_file(dir + "/bench_capture.json", d);
       }));
       nv.push_back(bench::time_ms(
           [&] { GS_CUDA(cudaGraphDebugDotPrint(g, (dir + "/bench_capture.dot").c_str(), cudaGraphDebugDotFlagsVerbose)); }));
@@ -192,6 +192,18 @@ int main(int argc, char** argv) {
     std::printf("per-query cost over %zu nodes (ms): GetNodes %.1f, GetType %.1f, cuptiGetGraphNodeId %.1f, "
                 "GetDependencies %.1f, kernel params %.1f, cluster attribute %.1f; walk without details %.1f\n",
                 n, t_nodes, t_type, t_cupti, t_deps, t_kparams, t_cluster, t_lean);
+    // The phases of whole walks (the timers cost a little themselves).
+    {
+      capture::WalkPhases ph;
+      capture::WalkOptions timed;
+      timed.phases = &ph;
+      const int k = 3;
+      for (int r = 0; r < k; ++r) capture::walk_graph(g, timed);
+      std::printf("walk phases, mean of %d walks (ms):", k);
+      for (int p = 0; p < capture::WalkPhases::phases; ++p)
+        std::printf("%s %s %.1f", p ? "," : "", capture::WalkPhases::name(p), ph.ns[p] / 1e6 / k);
+      std::printf("\n");
+    }
     auto w = bench::stats(walk), j = bench::stats(json), d = bench::stats(dump), a = bench::stats(nv);
     std::printf("capture walk: %d nodes, JSON %.1f MB, instantiate %.0f ms, %d repeats\n", nodes, bytes / 1e6, inst,
                 reps);
@@ -200,7 +212,7 @@ int main(int argc, char** argv) {
     std::printf("%-40s %9.1f %9.1f\n", "write_graph_json", j.best, j.median);
     std::printf("%-40s %9.1f %9.1f  (target <= 150)\n", "walk + JSON", w.best + j.best, w.median + j.median);
     auto jp = bench::stats(pieces);
-    std::printf("%-40s %9.1f %9.1f\n", "write_graph_json_pieces (as dumped)", jp.best, jp.median);
+    std::printf("%-40s %9.1f %9.1f\n", "write_graph_json_pieces (formatting)", jp.best, jp.median);
     std::printf("%-40s %9.1f %9.1f\n", "walk + JSON in pieces", w.best + jp.best, w.median + jp.median);
     std::printf("%-40s %9.1f %9.1f\n", "whole dump (walk, JSON, write file)", d.best, d.median);
     std::printf("%-40s %9.1f %9.1f\n", "anchor: cudaGraphDebugDotPrint verbose", a.best, a.median);

@@ -23,8 +23,11 @@ struct DumpOptions {
 int run_dump(const DumpOptions& o) {
   GraphDocument doc = load_graph(o.input);
   std::string text;
-  if (o.json) text = write_graph_json(doc);
-  else if (o.dot) text = write_dot(doc, nullptr, !o.no_fold);
+  if (o.json) {
+    write_graph_json_file(o.output, doc);  // a large graph's first nodes written while the rest are formatted
+    return 0;
+  }
+  if (o.dot) text = write_dot(doc, nullptr, !o.no_fold);
   else if (o.svg) text = render_svg(doc, o.svg_max_nodes, nullptr, !o.no_fold);
   else text = format_summary(doc, summarize(doc), o.input == "-" ? "standard input" : o.input);
   write_output(o.output, text);

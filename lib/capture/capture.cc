@@ -197,7 +197,7 @@ void capture_one(const CaptureOptions& o, const detail::CaptureHooks& hooks, con
                             std::string(instantiate_name(o.instantiate))};
   doc.timings = timings;
   if (exec) doc.graph_memory = memory;
-  write_output(scratch.path(std::to_string(index) + ".json"), write_graph_json_pieces(doc));
+  write_graph_json_file(scratch.path(std::to_string(index) + ".json"), doc);
   if (o.nvidia_dot) {
     GS_CUDA(cudaGraphDebugDotPrint(graph, scratch.path(std::to_string(index) + ".nvidia.dot").c_str(),
                                    o.nvidia_dot_flags));

@@ -387,7 +387,7 @@ class Injection {
     auto shared = std::make_shared<const GraphDocument>(std::move(doc));
     writer().post([path = dir_ + "/" + file, shared] {
       try {
-        write_output(path, write_graph_json_pieces(*shared));
+        write_graph_json_file(path, *shared);
       } catch (const std::exception& e) {
         instance().error(std::string("writing ") + path + ": " + e.what());
       }

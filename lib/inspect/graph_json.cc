@@ -3,10 +3,17 @@
 #include <charconv>
 #include <limits>
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include "error.h"
 #include "fold.h"
+#include "io.h"
 #include "json_read.h"
 #include "json_tape.h"
 #include "json_writer.h"
@@ -593,8 +600,7 @@ class NodeText : public JsonLine {
   bool first_ = false;
 };
 
-void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t, std::vector<std::string>* formatted = nullptr,
-                      std::vector<std::string>* pieces = nullptr);
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t);
 
 // "origin": {"module", "modules", "python", "nvtx", "op", "native"}, each
 // only when known.
@@ -825,23 +831,13 @@ std::vector<std::string> format_in_slices(const Graph& g, size_t indent) {
   return parts;
 }
 
-// `formatted`: the root's nodes already formatted by format_in_slices at
-// this writer's indentation, or null. With `pieces`, the text so far and
-// every slice but the last go there instead of into w.
-void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t, std::vector<std::string>* formatted,
-                      std::vector<std::string>* pieces) {
+// A graph's "nodes" array (a large one formatted in parallel slices).
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t) {
   w.key_literal("nodes").begin_array();
-  std::vector<std::string> parts = formatted ? std::move(*formatted) : format_in_slices(g, w.indent() + 2);
+  std::vector<std::string> parts = format_in_slices(g, w.indent() + 2);
   if (parts.empty())
     for (const auto& node : g.nodes) write_node(w, node, g.graph_id, t);
-  for (size_t k = 0; k < parts.size(); ++k) {
-    if (pieces && k + 1 < parts.size()) {
-      if (k == 0) pieces->push_back(w.cut());
-      pieces->push_back(std::move(parts[k]));
-    } else {
-      w.raw_elements(parts[k]);
-    }
-  }
+  for (const auto& part : parts) w.raw_elements(part);
   w.end_array();
 }
 
@@ -900,11 +896,80 @@ void write_capture_record(JsonWriter& out, const GraphDocument& doc) {
 }  // namespace
 
 namespace {
-void write_document(const GraphDocument& doc, std::vector<std::string>& pieces) {
-  const bool sliced = node_slices(doc.root) > 0;
+// The root's nodes of a large graph, formatted by worker threads in more
+// slices than there are workers, taken in order: each slice can be written
+// while later ones are still formatted (writing a large document to a file
+// took as long as formatting it).
+class SliceFormatter {
+ public:
+  SliceFormatter(const Graph& g, size_t indent, unsigned workers, size_t slices)
+      : g_(g), indent_(indent), text_(slices), done_(slices, 0) {
+    try {
+      for (unsigned w = 0; w < workers; ++w) pool_.emplace_back([this] { work(); });
+    } catch (...) {
+      stop();
+      throw;
+    }
+  }
+  ~SliceFormatter() { stop(); }
+  SliceFormatter(const SliceFormatter&) = delete;
+  SliceFormatter& operator=(const SliceFormatter&) = delete;
+  size_t size() const { return text_.size(); }
+  /// Slice k once it is formatted, handed over; a worker's error is
+  /// rethrown here.
+  std::string take(size_t k) {
+    std::unique_lock<std::mutex> lock(m_);
+    ready_.wait(lock, [&] { return done_[k] || error_; });
+    if (error_) std::rethrow_exception(error_);
+    return std::move(text_[k]);
+  }
+  void stop() {
+    next_.store(text_.size());
+    for (auto& t : pool_)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  void work() {
+    const size_t n = g_.nodes.size(), slices = text_.size();
+    for (size_t k; (k = next_.fetch_add(1)) < slices;) {
+      std::string s;
+      try {
+        format_nodes(g_, n * k / slices, n * (k + 1) / slices, indent_, s);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m_);
+        if (!error_) error_ = std::current_exception();
+        next_.store(slices);
+        ready_.notify_all();
+        return;
+      }
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        text_[k] = std::move(s);
+        done_[k] = 1;
+      }
+      ready_.notify_all();
+    }
+  }
+  const Graph& g_;
+  const size_t indent_;
+  std::vector<std::string> text_;
+  std::vector<char> done_;
+  std::atomic<size_t> next_{0};
+  std::mutex m_;
+  std::condition_variable ready_;
+  std::exception_ptr error_;
+  std::vector<std::thread> pool_;
+};
+
+// The document, handed to emit piece by piece in order: the text before
+// the nodes, a large graph's node slices as each is formatted, the rest.
+template <typename Emit>
+void write_document(const GraphDocument& doc, Emit emit) {
+  const unsigned workers = node_slices(doc.root);
   JsonWriter w(2);
   // Sliced nodes are formatted apart: this writer holds the rest.
-  w.reserve(256 + total_nodes(doc.root) * (sliced ? 16 : 400));
+  w.reserve(256 + total_nodes(doc.root) * (workers ? 16 : 400));
   w.begin_object();
   w.key_literal("schema").value(kGraphSchema);
   w.key_literal("graphscope_version").value(GRAPHSCOPE_VERSION);
@@ -937,21 +1002,9 @@ void write_document(const GraphDocument& doc, std::vector<std::string>& pieces) 
     for (const auto& [mangled, demangled] : names) w.key(mangled).value(demangled);
     w.end_object();
   }
-  // What repeats (a view: every node stays in "nodes"). A large graph's
-  // nodes are formatted meanwhile: the section comes first in the text.
-  Folding folding;
-  std::vector<std::string> formatted;
-  if (sliced) {
-    run_beside([&] { folding = find_repeats(doc.root); },
-               [&] {
-                 JsonWriter probe(2);  // indentation depends on depth alone
-                 probe.begin_object().key_literal("nodes").begin_array();
-                 formatted = format_in_slices(doc.root, probe.indent() + 2);
-               });
-  } else {
-    folding = find_repeats(doc.root);
-  }
-  if (!folding.repeats.empty()) {
+  // What repeats (a view: every node stays in "nodes").
+  auto write_repeats = [&](const Folding& folding) {
+    if (folding.repeats.empty()) return;
     w.key_literal("repeats").begin_array();
     for (const Repeat& r : folding.repeats) {
       JsonWriter one(0);
@@ -967,18 +1020,45 @@ void write_document(const GraphDocument& doc, std::vector<std::string>& pieces) 
       w.raw(one.view());
     }
     w.end_array();
+  };
+  if (!workers) {
+    write_repeats(find_repeats(doc.root));
+    NodeText t;
+    write_graph_body(w, doc.root, t);
+  } else {
+    // A large graph: its nodes are formatted by workers and handed on in
+    // order at once, while what repeats is found on a thread of its own; so
+    // the section comes after the nodes (finding it took as long as
+    // formatting them, and a file writer would have waited for it).
+    JsonWriter probe(2);  // indentation depends on depth alone
+    probe.begin_object().key_literal("nodes").begin_array();
+    SliceFormatter slices(doc.root, probe.indent() + 2, workers, size_t(workers) * 4);
+    Folding folding;
+    run_beside([&] { folding = find_repeats(doc.root); },
+               [&] {
+                 w.key_literal("nodes").begin_array();
+                 emit(w.cut());
+                 for (size_t k = 0; k + 1 < slices.size(); ++k) emit(slices.take(k));
+                 w.raw_elements(slices.take(slices.size() - 1));
+                 w.end_array();
+               });
+    write_repeats(folding);
   }
-  NodeText t;
-  write_graph_body(w, doc.root, t, formatted.empty() ? nullptr : &formatted, &pieces);
   w.end_object();
-  pieces.push_back(w.take());
+  emit(w.take());
 }
 }  // namespace
 
 std::vector<std::string> write_graph_json_pieces(const GraphDocument& doc) {
   std::vector<std::string> pieces;
-  write_document(doc, pieces);
+  write_document(doc, [&](std::string&& piece) { pieces.push_back(std::move(piece)); });
   return pieces;
+}
+
+void write_graph_json_file(const std::string& path, const GraphDocument& doc) {
+  OutputFile out(path);
+  write_document(doc, [&](std::string&& piece) { out.write(piece); });
+  out.commit();
 }
 
 std::string write_graph_json(const GraphDocument& doc) {

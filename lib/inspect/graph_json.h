@@ -26,4 +26,8 @@ std::string write_graph_json(const GraphDocument& doc);
 /// as they are saves joining them (a copy of the whole document).
 std::vector<std::string> write_graph_json_pieces(const GraphDocument& doc);
 
+/// Writes the same text to path atomically (write_output's rules): a large
+/// graph's first node slices are written while later ones are formatted.
+void write_graph_json_file(const std::string& path, const GraphDocument& doc);
+
 }  // namespace graphscope

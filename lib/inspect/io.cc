@@ -155,51 +155,70 @@ std::string read_file(const std::string& path) {
   return out;
 }
 
-namespace {
-void write_pieces(const std::string& path, const std::string_view* pieces, size_t count) {
-  if (path == "-") {
-    for (size_t i = 0; i < count; ++i) std::cout.write(pieces[i].data(), std::streamsize(pieces[i].size()));
+OutputFile::OutputFile(const std::string& path) : path_(path), to_stdout_(path == "-") {
+  if (to_stdout_) return;
+  // A temporary file in the target's directory, so the final rename is atomic.
+  tmp_ = path + ".tmp.XXXXXX";
+  fd_ = ::mkstemp(tmp_.data());
+  if (fd_ < 0) throw Error(ExitCode::bad_input, path, "cannot create: " + sys_error());
+}
+
+OutputFile::~OutputFile() {
+  if (done_ || to_stdout_) return;
+  if (fd_ >= 0) ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+void OutputFile::fail(const std::string& why) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_.c_str());
+  done_ = true;
+  throw Error(ExitCode::bad_input, path_, why);
+}
+
+void OutputFile::write(std::string_view data) {
+  if (to_stdout_) {
+    std::cout.write(data.data(), std::streamsize(data.size()));
+    if (!std::cout) throw Error(ExitCode::bad_input, "standard output", "write failed");
+    return;
+  }
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("cannot write: " + sys_error());
+    }
+    done += size_t(n);
+  }
+}
+
+void OutputFile::commit() {
+  if (to_stdout_) {
     std::cout.flush();
     if (!std::cout) throw Error(ExitCode::bad_input, "standard output", "write failed");
     return;
   }
-  // A temporary file in the target's directory, so the final rename is atomic.
-  std::string tmp = path + ".tmp.XXXXXX";
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw Error(ExitCode::bad_input, path, "cannot create: " + sys_error());
-  auto fail = [&](const std::string& why) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw Error(ExitCode::bad_input, path, why);
-  };
-  for (size_t i = 0; i < count; ++i) {
-    const std::string_view data = pieces[i];
-    size_t done = 0;
-    while (done < data.size()) {
-      ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        fail("cannot write: " + sys_error());
-      }
-      done += size_t(n);
-    }
-  }
   // mkstemp creates 0600; give the file the permissions a plain create would.
   mode_t mask = ::umask(0);
   ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
+  ::fchmod(fd_, 0666 & ~mask);
   // No fsync: the rename makes the file appear whole or not at all to every
   // reader; surviving a power cut is not what an analysis tool's output
   // needs, and fsync of a large document cost more than writing it.
-  if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    throw Error(ExitCode::bad_input, path, "cannot write: " + sys_error());
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string why = sys_error();
-    ::unlink(tmp.c_str());
-    throw Error(ExitCode::bad_input, path, "cannot write: " + why);
-  }
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("cannot write: " + sys_error());
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) fail("cannot write: " + sys_error());
+  done_ = true;
+}
+
+namespace {
+void write_pieces(const std::string& path, const std::string_view* pieces, size_t count) {
+  OutputFile out(path);
+  for (size_t i = 0; i < count; ++i) out.write(pieces[i]);
+  out.commit();
 }
 }  // namespace
 

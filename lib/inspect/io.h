@@ -57,4 +57,23 @@ void write_output(const std::string& path, std::string_view data);
 /// The same for a document made in pieces, written one after another.
 void write_output(const std::string& path, const std::vector<std::string>& pieces);
 
+/// The same, for a document written while it is still being made: write()
+/// each piece in order, then commit(). Destroyed without commit() (an error
+/// on the way), it leaves nothing at path or beside it.
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  void write(std::string_view data);
+  void commit();
+
+ private:
+  [[noreturn]] void fail(const std::string& why);
+  std::string path_, tmp_;
+  int fd_ = -1;  // -1: standard output, or done
+  bool to_stdout_ = false, done_ = false;
+};
+
 }  // namespace graphscope
