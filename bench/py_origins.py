@@ -19,7 +19,8 @@ origins.python_walk runs this. Between the forwards (each its own capture,
 as a server captures one graph per batch size) the check edits the model
 the ways that would make a cache kept across captures lie: two layers
 swapped in their ModuleList, a module replaced by a new one (which may take
-the freed one's address), a layer's class changed, the ModuleList replaced.
+the freed one's address), a layer's class changed, the ModuleList replaced,
+that class renamed in place.
 With --threads N, N threads do that at once, each with its own model, and
 launch with the GIL let go, so that reads without the GIL run while other
 threads run Python.
@@ -250,6 +251,10 @@ def edit(model, f, m):
         first.__class__ = type("CustomDecoderLayer", (m.LlamaDecoderLayer,), {})
     elif f == 4:  # a new ModuleList of the same layers, reversed
         model.model.layers = type(layers)(list(mods.values())[::-1])
+    elif f == 5:  # the same object and class, the class renamed (each model's own class, made at f == 3)
+        for layer in mods.values():
+            if type(layer).__name__ == "CustomDecoderLayer":
+                type(layer).__name__ = "RenamedDecoderLayer"
 
 
 def main():

@@ -47,6 +47,9 @@ struct Python {
   PyObj* (*FrameVar)(PyObj*, PyObj*) = nullptr;  // 3.12
   PyObj* (*FrameLocals)(PyObj*) = nullptr;       // 3.11
   PyObj* (*GetAttr)(PyObj*, const char*) = nullptr;
+  PyObj* (*GetAttrObj)(PyObj*, PyObj*) = nullptr;      // optional: the checks' fast way
+  PyObj* (*DictGet)(PyObj*, PyObj*) = nullptr;         // borrowed; optional, as GetAttrObj
+  PyObj* (*Intern)(const char*) = nullptr;             // optional, as GetAttrObj
   int (*IsInstance)(PyObj*, PyObj*) = nullptr;
   PyObj* (*TypeOf)(PyObj*) = nullptr;
   const char* (*Utf8)(PyObj*) = nullptr;
@@ -108,6 +111,9 @@ struct Python {
     find(FrameVar, "PyFrame_GetVar");
     find(FrameLocals, "PyFrame_GetLocals");
     find(GetAttr, "PyObject_GetAttrString");
+    find(GetAttrObj, "PyObject_GetAttr");
+    find(DictGet, "PyDict_GetItem");
+    find(Intern, "PyUnicode_InternFromString");
     find(IsInstance, "PyObject_IsInstance");
     find(TypeOf, "PyObject_Type");
     find(Utf8, "PyUnicode_AsUTF8");
@@ -149,6 +155,12 @@ struct Python {
              DecRef && IncRef && ErrFetch && ErrRestore && ErrClear && DictNext && GetModule && DictItem && dict_type;
   }
   static PyObj* type_of(const PyObj* o) { return *reinterpret_cast<PyObj* const*>(static_cast<const char*>(o) + 8); }
+  // A type's tp_name, after the variable object header (read only where
+  // the header is the plain one: `frames` known). For a class made in
+  // Python it is its __name__.
+  static const char* type_name_of(const PyObj* type) {
+    return *reinterpret_cast<const char* const*>(static_cast<const char*>(type) + 24);
+  }
   // Whether this thread can give its Python stack now: Python runs, is not
   // shutting down, and this thread is a Python thread (no thread state is
   // ever created here).
@@ -354,6 +366,7 @@ struct ModuleInfo {
 // _modules dicts ("layers.3"), or "<Type>" where the caller does not own it.
 struct ChildName {
   std::string rel;
+  std::vector<PyObj*> parts;  // rel's parts as interned strings, held (empty: looked up by text)
   uint32_t checked = 0;
 };
 
@@ -380,6 +393,7 @@ struct PyCache {
   std::vector<uint64_t> key;                           // reused
   PyObj* module_class = nullptr;  // torch.nn.Module, held
   PyObj* self_name = nullptr;     // "self", held
+  PyObj* modules_name = nullptr;  // "_modules", interned, held
   bool looked_for_torch = false;
   uint32_t capture = 1;  // counted at each capture's beginning and each instantiation (next_graph)
   uint32_t next_serial = 1;
@@ -406,6 +420,8 @@ struct PyCache {
       if (m.type) py.DecRef(m.type);
     });
     module_types.each([&](const void* k, uint8_t&) { py.DecRef(const_cast<void*>(k)); });
+    for (auto& [k, n] : child_name)
+      for (PyObj* part : n.parts) py.DecRef(part);
     code.clear();
     modules.clear();
     module_types.clear();
@@ -413,7 +429,8 @@ struct PyCache {
     origins.clear();
     if (module_class) py.DecRef(module_class);
     if (self_name) py.DecRef(self_name);
-    module_class = self_name = nullptr;
+    if (modules_name) py.DecRef(modules_name);
+    module_class = self_name = modules_name = nullptr;
     looked_for_torch = false;
   }
 };
@@ -478,6 +495,51 @@ bool still_child(const Python& py, PyObj* parent, PyObj* child, const std::strin
   return same;
 }
 
+// The same, through interned names held in the cache (no string made per
+// step, and the type's attribute cache is hit): parts are rel's parts.
+bool still_child(const Python& py, PyCache& c, PyObj* parent, PyObj* child, const std::vector<PyObj*>& parts) {
+  PyObj* at = parent;
+  py.IncRef(at);
+  for (PyObj* part : parts) {
+    PyObj* next = nullptr;
+    if (PyObj* mods = py.GetAttrObj(at, c.modules_name)) {
+      if (Python::type_of(mods) == py.dict_type && (next = py.DictGet(mods, part))) py.IncRef(next);
+      py.DecRef(mods);
+    }
+    py.ErrClear();
+    py.DecRef(at);
+    at = next;
+    if (!at) break;
+  }
+  const bool same = at && at == child;
+  if (at) py.DecRef(at);
+  return same;
+}
+
+// rel's parts as interned strings (new references), or none where the
+// interpreter lacks what still_child's fast way needs.
+std::vector<PyObj*> name_parts(const Python& py, PyCache& c, const std::string& rel) {
+  std::vector<PyObj*> parts;
+  if (rel.empty() || rel[0] == '<' || !py.GetAttrObj || !py.DictGet || !py.Intern) return parts;
+  if (!c.modules_name && !(c.modules_name = py.Intern("_modules"))) {
+    py.ErrClear();
+    return parts;
+  }
+  for (size_t from = 0;;) {
+    const size_t dot = rel.find('.', from);
+    PyObj* part = py.Intern(rel.substr(from, dot == std::string::npos ? std::string::npos : dot - from).c_str());
+    if (!part) {
+      py.ErrClear();
+      for (PyObj* p : parts) py.DecRef(p);
+      return {};
+    }
+    parts.push_back(part);
+    if (dot == std::string::npos) break;
+    from = dot + 1;
+  }
+  return parts;
+}
+
 // The facts of module mo, checked in this capture.
 const ModuleInfo& module_info(const Python& py, PyCache& c, PyObj* mo) {
   ModuleInfo* known = c.modules.find(mo);
@@ -486,6 +548,15 @@ const ModuleInfo& module_info(const Python& py, PyCache& c, PyObj* mo) {
   if (known && known->checked == c.capture && Python::type_of(mo) == known->type &&
       (!known->ref || py.refers_to(known->ref, mo)))
     return *known;
+  // Checked before: the same object still, of the same type under the same
+  // name, read from the type itself where its layout is known (a class
+  // made in Python keeps its __name__ there).
+  if (known && py.frames && known->ref && Python::type_of(mo) == known->type &&
+      std::strcmp(Python::type_name_of(known->type), known->type_name.c_str()) == 0 &&
+      py.refers_to(known->ref, mo)) {
+    known->checked = c.capture;
+    return *known;
+  }
   PyObj* type = py.TypeOf(mo);
   std::string type_name = type ? attr_text(py, type, "__name__") : std::string();
   if (known && type == known->type && type_name == known->type_name && py.refers_to(known->ref, mo)) {
@@ -511,7 +582,8 @@ const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint3
                               uint32_t child_serial, const std::string& child_type) {
   ChildName& n = c.child_name[uint64_t(parent_serial) << 32 | child_serial];
   if (n.checked == c.capture) return n.rel;
-  if (n.checked && still_child(py, parent, child, n.rel)) {
+  if (n.checked &&
+      (n.parts.empty() ? still_child(py, parent, child, n.rel) : still_child(py, c, parent, child, n.parts))) {
     n.checked = c.capture;
     return n.rel;
   }
@@ -520,6 +592,10 @@ const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint3
     if (!find_child(py, parent, child, d, rel)) rel.clear();
   if (rel.empty()) rel = "<" + child_type + ">";  // called, not owned
   if (n.checked && rel != n.rel) ++c.epoch;  // origins made with the old name are stale
+  if (!n.checked || rel != n.rel) {
+    for (PyObj* part : n.parts) py.DecRef(part);
+    n.parts = name_parts(py, c, rel);
+  }
   n.rel = std::move(rel);
   n.checked = c.capture;
   return n.rel;
