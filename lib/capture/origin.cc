@@ -47,9 +47,9 @@ struct Python {
   PyObj* (*FrameVar)(PyObj*, PyObj*) = nullptr;  // 3.12
   PyObj* (*FrameLocals)(PyObj*) = nullptr;       // 3.11
   PyObj* (*GetAttr)(PyObj*, const char*) = nullptr;
-  PyObj* (*GetAttrObj)(PyObj*, PyObj*) = nullptr;      // optional: the checks' fast way
-  PyObj* (*DictGet)(PyObj*, PyObj*) = nullptr;         // borrowed; optional, as GetAttrObj
-  PyObj* (*Intern)(const char*) = nullptr;             // optional, as GetAttrObj
+  PyObj* (*GetAttrObj)(PyObj*, PyObj*) = nullptr;
+  PyObj* (*DictGet)(PyObj*, PyObj*) = nullptr;  // borrowed
+  PyObj* (*Intern)(const char*) = nullptr;
   int (*IsInstance)(PyObj*, PyObj*) = nullptr;
   PyObj* (*TypeOf)(PyObj*) = nullptr;
   const char* (*Utf8)(PyObj*) = nullptr;
@@ -62,7 +62,6 @@ struct Python {
   int (*DictNext)(PyObj*, ssize_t*, PyObj**, PyObj**) = nullptr;
   PyObj* (*MappingItem)(PyObj*, const char*) = nullptr;
   PyObj* (*GetModule)(PyObj*) = nullptr;
-  PyObj* (*DictItem)(PyObj*, const char*) = nullptr;  // borrowed
   PyObj* (*WeakRef)(PyObj*, PyObj*) = nullptr;
   int (*WeakGetRef)(PyObj*, PyObj**) = nullptr;  // 3.13
   PyObj* (*WeakGetObject)(PyObj*) = nullptr;     // borrowed; before 3.13
@@ -126,7 +125,6 @@ struct Python {
     find(DictNext, "PyDict_Next");
     find(MappingItem, "PyMapping_GetItemString");
     find(GetModule, "PyImport_GetModule");
-    find(DictItem, "PyDict_GetItemString");
     find(WeakRef, "PyWeakref_NewRef");
     find(WeakGetRef, "PyWeakref_GetRef");
     if (!WeakGetRef) find(WeakGetObject, "PyWeakref_GetObject");
@@ -151,8 +149,8 @@ struct Python {
       if (code_header < 64 || code_header > 4096) frames.reset();
     }
     usable = IsFinalizing && ThisThreadState && Ensure && Release && GetFrame && FrameBack && FrameCode && FrameLine &&
-             (FrameVar || (FrameLocals && MappingItem)) && GetAttr && IsInstance && TypeOf && Utf8 && Str &&
-             DecRef && IncRef && ErrFetch && ErrRestore && ErrClear && DictNext && GetModule && DictItem && dict_type;
+             (FrameVar || (FrameLocals && MappingItem)) && GetAttr && GetAttrObj && DictGet && Intern && IsInstance && TypeOf && Utf8 && Str &&
+             DecRef && IncRef && ErrFetch && ErrRestore && ErrClear && DictNext && GetModule && dict_type;
   }
   static PyObj* type_of(const PyObj* o) { return *reinterpret_cast<PyObj* const*>(static_cast<const char*>(o) + 8); }
   // A type's tp_name, after the variable object header (read only where
@@ -468,42 +466,20 @@ bool find_child(const Python& py, PyObj* parent, PyObj* child, int depth, std::s
   return found;
 }
 
-// Whether the path rel ("layers.3") through the _modules dicts still leads
-// from parent to child.
-bool still_child(const Python& py, PyObj* parent, PyObj* child, const std::string& rel) {
-  if (rel.empty() || rel[0] == '<') return false;
-  PyObj* at = parent;
-  py.IncRef(at);
-  for (size_t from = 0; at;) {
-    const size_t dot = rel.find('.', from);
-    const std::string part = rel.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
-    PyObj* next = nullptr;
-    if (PyObj* mods = py.GetAttr(at, "_modules")) {
-      PyObj* type = py.TypeOf(mods);
-      if (type == py.dict_type && (next = py.DictItem(mods, part.c_str()))) py.IncRef(next);
-      if (type) py.DecRef(type);
-      py.DecRef(mods);
-    }
-    py.ErrClear();
-    py.DecRef(at);
-    at = next;
-    if (dot == std::string::npos) break;
-    from = dot + 1;
-  }
-  const bool same = at && at == child;
-  if (at) py.DecRef(at);
-  return same;
-}
-
-// The same, through interned names held in the cache (no string made per
-// step, and the type's attribute cache is hit): parts are rel's parts.
+// Whether the path of parts ("layers", "3": interned names held in the
+// cache, so no string is made per step and the type's attribute cache is
+// hit) through the _modules dicts still leads from parent to child. No
+// parts: the name was not a path.
 bool still_child(const Python& py, PyCache& c, PyObj* parent, PyObj* child, const std::vector<PyObj*>& parts) {
+  if (parts.empty()) return false;
   PyObj* at = parent;
   py.IncRef(at);
   for (PyObj* part : parts) {
     PyObj* next = nullptr;
     if (PyObj* mods = py.GetAttrObj(at, c.modules_name)) {
-      if (Python::type_of(mods) == py.dict_type && (next = py.DictGet(mods, part))) py.IncRef(next);
+      PyObj* type = py.TypeOf(mods);  // (the object header's layout is not assumed here)
+      if (type == py.dict_type && (next = py.DictGet(mods, part))) py.IncRef(next);
+      if (type) py.DecRef(type);
       py.DecRef(mods);
     }
     py.ErrClear();
@@ -516,11 +492,11 @@ bool still_child(const Python& py, PyCache& c, PyObj* parent, PyObj* child, cons
   return same;
 }
 
-// rel's parts as interned strings (new references), or none where the
-// interpreter lacks what still_child's fast way needs.
+// rel's parts as interned strings (new references); none where rel is no
+// path ("<Type>") or a string could not be made.
 std::vector<PyObj*> name_parts(const Python& py, PyCache& c, const std::string& rel) {
   std::vector<PyObj*> parts;
-  if (rel.empty() || rel[0] == '<' || !py.GetAttrObj || !py.DictGet || !py.Intern) return parts;
+  if (rel.empty() || rel[0] == '<') return parts;
   if (!c.modules_name && !(c.modules_name = py.Intern("_modules"))) {
     py.ErrClear();
     return parts;
@@ -583,7 +559,7 @@ const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint3
   ChildName& n = c.child_name[uint64_t(parent_serial) << 32 | child_serial];
   if (n.checked == c.capture) return n.rel;
   if (n.checked &&
-      (n.parts.empty() ? still_child(py, parent, child, n.rel) : still_child(py, c, parent, child, n.parts))) {
+      still_child(py, c, parent, child, n.parts)) {
     n.checked = c.capture;
     return n.rel;
   }
