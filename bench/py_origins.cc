@@ -51,21 +51,36 @@ void gs_end_capture() {
   api("cudaStreamEndCapture", CUPTI_API_EXIT, 0);
 }
 
-// One launch inside the capture; returns the nanoseconds the entry
-// callback took (the stack read).
+// One launch inside the capture; returns the nanoseconds its callbacks
+// took (the stack is read in the node-created one: by this thread when it
+// holds the GIL or the caches answer, else by the recorder's proxy).
 int64_t gs_launch() {
-  auto t0 = std::chrono::steady_clock::now();
-  api("cudaLaunchKernel", CUPTI_API_ENTER, 0);
-  auto t1 = std::chrono::steady_clock::now();
   CUpti_GraphData g{};
   t_node = g_next_node.fetch_add(16) + 16;
   g.node = reinterpret_cast<CUgraphNode>(t_node);
   CUpti_ResourceData rd{};
   rd.resourceDescriptor = &g;
+  auto t0 = std::chrono::steady_clock::now();
+  api("cuLaunchKernel", CUPTI_API_ENTER, 0);
   OriginRecorder::instance().on_callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, &rd);
-  api("cudaLaunchKernel", CUPTI_API_EXIT, 0);
+  api("cuLaunchKernel", CUPTI_API_EXIT, 0);
+  auto t1 = std::chrono::steady_clock::now();
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
 }
+
+// 1 once stacks are read at the entry of launches
+// (OriginRecorder::reads_at_entry: the proxy could not be used).
+int gs_reads_at_entry() { return OriginRecorder::instance().reads_at_entry() ? 1 : 0; }
+
+// The reads so far (OriginRecorder::read_counts): 0 from the caches, 1 in
+// full by the launching thread, 2 by the proxy, 3 given up.
+uint64_t gs_reads(int which) {
+  const auto r = OriginRecorder::instance().read_counts();
+  return which == 0 ? r.cached : which == 1 ? r.full : which == 2 ? r.proxied : r.late;
+}
+
+// How long a launch without the GIL waits for the proxy (ms).
+void gs_proxy_wait(int ms) { OriginRecorder::instance().proxy_wait_for_tests(ms); }
 
 // The origin of the last launch: its modules (qualified name and class),
 // then its Python frames, one per line; valid until the next call.

@@ -11,7 +11,11 @@ captured launch into graphscope's OriginRecorder.
 
   py_origins.py LIB [--layers 8] [--forwards 5] [--threads 1] [--check]
 
-Prints the read's time per launch (median and spread over the forwards).
+Prints the time of a launch's callbacks, the stack read among them
+(median and spread over the forwards), and how the reads were made.
+Launches through ctypes.PyDLL keep the GIL, so the recorder reads in full
+where the node is made; with --threads they let it go (as PyTorch's ops
+do), and what the caches cannot answer the recorder's proxy thread reads.
 With --check, every launch is read twice, once as the recorder reads (with
 its caches) and once the long way (nothing learnt before is used), and any
 difference in modules or frames fails (exit 1): the test
@@ -300,6 +304,9 @@ def run(a, tmp):
         nogil.gs_launch.restype = ctypes.c_int64
         F.launch = nogil.gs_launch
         models = [modeling_llama.LlamaForCausalLM(a.layers) for _ in range(a.threads)]
+        # A loaded test machine may keep the proxy from the GIL longer than
+        # a launch waits for it outside the tests.
+        lib.gs_proxy_wait(5000)
 
         def work(k):
             for f in range(a.forwards):
@@ -327,6 +334,14 @@ def run(a, tmp):
         if f:
             later.append(sum(F.times))
         lib.gs_end_capture()
+    lib.gs_reads_at_entry.restype = ctypes.c_int
+    lib.gs_reads.restype = ctypes.c_uint64
+    reads = [lib.gs_reads(k) for k in range(4)]
+    print("reads: %d from the caches, %d in full, %d by the proxy, %d given up" % tuple(reads))
+    if lib.gs_reads_at_entry() or reads[3] or (a.threads > 1 and not reads[2]):
+        print("wrong: %s" % ("stacks are read at the entry of launches" if lib.gs_reads_at_entry() else
+                             "reads given up" if reads[3] else "no read by the proxy, with the GIL let go"))
+        return 1
     if a.check:
         failures = [p for p in F.pairs if p[0] != p[1] or not p[1]]
         for fast, full in failures[:3]:

@@ -13,12 +13,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <optional>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +40,10 @@ struct Python {
   int (*IsInitialized)() = nullptr;
   int (*IsFinalizing)() = nullptr;
   void* (*ThisThreadState)() = nullptr;
+  void* (*CurrentThreadState)() = nullptr;  // the thread state holding the GIL where this thread holds it
+  void* (*SaveThread)() = nullptr;          // the proxy's (ProxyReader)
+  void (*RestoreThread)(void*) = nullptr;
+  PyObj* (*ThreadFrame)(void*) = nullptr;   // PyThreadState_GetFrame: a new reference
   int (*Ensure)() = nullptr;
   void (*Release)(int) = nullptr;
   PyObj* (*GetFrame)() = nullptr;
@@ -100,6 +107,11 @@ struct Python {
     find(IsFinalizing, "Py_IsFinalizing");
     if (!IsFinalizing) find(IsFinalizing, "_Py_IsFinalizing");
     find(ThisThreadState, "PyGILState_GetThisThreadState");
+    find(CurrentThreadState, "PyThreadState_GetUnchecked");  // 3.13
+    if (!CurrentThreadState) find(CurrentThreadState, "_PyThreadState_UncheckedGet");
+    find(SaveThread, "PyEval_SaveThread");
+    find(RestoreThread, "PyEval_RestoreThread");
+    find(ThreadFrame, "PyThreadState_GetFrame");
     find(Ensure, "PyGILState_Ensure");
     find(Release, "PyGILState_Release");
     find(GetFrame, "PyEval_GetFrame");
@@ -164,6 +176,16 @@ struct Python {
   // ever created here).
   bool ready() const {
     return usable && IsInitialized() && !IsFinalizing() && ThisThreadState() != nullptr;
+  }
+  // Whether this thread holds the GIL now (a Python thread in a C call
+  // that did not let it go: PyTorch's launches). Through the current
+  // thread state, which is the GIL holder's (3.9-3.11) or this thread's
+  // only while it holds it (3.12 on), against this thread's own:
+  // PyGILState_Check says yes to every thread once subinterpreters exist.
+  bool holds_gil() const {
+    if (!CurrentThreadState) return false;
+    void* t = CurrentThreadState();
+    return t && t == ThisThreadState();
   }
   // A weak reference to o, or null where o takes none (the error cleared).
   PyObj* weak(PyObj* o) const {
@@ -235,7 +257,11 @@ bool framework_file(const std::string& f) {
 }
 
 thread_local bool g_uncached = false;  // OriginRecorder::uncached_for_tests: this thread's reads
-std::atomic<uint64_t> g_reads_cached{0}, g_reads_full{0};  // OriginRecorder::read_counts
+// The thread state whose stack this thread reads (ProxyReader, for a
+// thread that cannot take the GIL itself); null: its own.
+thread_local void* g_target = nullptr;
+std::atomic<uint64_t> g_reads_cached{0}, g_reads_full{0}, g_reads_proxied{0},
+    g_reads_late{0};  // OriginRecorder::read_counts
 
 struct CodeInfo {
   std::string file, function;
@@ -358,6 +384,7 @@ struct ModuleInfo {
   std::string type_name;
   uint32_t serial = 0;
   uint32_t checked = 0;  // the capture it was last checked in
+  uint32_t used = 0;     // the capture a read last used it in (precheck)
 };
 
 // A module's name under the module that called it: a path through the
@@ -366,6 +393,8 @@ struct ChildName {
   std::string rel;
   std::vector<PyObj*> parts;  // rel's parts as interned strings, held (empty: looked up by text)
   uint32_t checked = 0;
+  uint32_t used = 0;                                  // as ModuleInfo's
+  const PyObj *parent = nullptr, *child = nullptr;  // the modules (not held: their ModuleInfo says if alive)
 };
 
 struct CachedOrigin {
@@ -517,7 +546,7 @@ std::vector<PyObj*> name_parts(const Python& py, PyCache& c, const std::string& 
 }
 
 // The facts of module mo, checked in this capture.
-const ModuleInfo& module_info(const Python& py, PyCache& c, PyObj* mo) {
+ModuleInfo& module_info(const Python& py, PyCache& c, PyObj* mo) {
   ModuleInfo* known = c.modules.find(mo);
   // Checked in this capture: still the same object (another may have
   // taken a dead one's address since), of the same type.
@@ -557,6 +586,9 @@ const ModuleInfo& module_info(const Python& py, PyCache& c, PyObj* mo) {
 const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint32_t parent_serial, PyObj* child,
                               uint32_t child_serial, const std::string& child_type) {
   ChildName& n = c.child_name[uint64_t(parent_serial) << 32 | child_serial];
+  n.used = c.capture;
+  n.parent = parent;
+  n.child = child;
   if (n.checked == c.capture) return n.rel;
   if (n.checked &&
       still_child(py, c, parent, child, n.parts)) {
@@ -575,6 +607,31 @@ const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint3
   n.rel = std::move(rel);
   n.checked = c.capture;
   return n.rel;
+}
+
+// At a capture's beginning, with the GIL (an API callback's exit, where
+// the driver holds no lock of its own): the modules and names that reads
+// used in the last two captures are checked for this one, as module_info
+// and child_name check them at their first use, so that the reads made
+// inside the driver, which cannot take the GIL, find them checked.
+void precheck(const Python& py, PyCache& c) {
+  if (!py.frames) return;  // no read is made without the GIL then
+  const uint32_t since = c.capture > 2 ? c.capture - 2 : 0;
+  c.modules.each([&](const void* k, ModuleInfo& mi) {
+    PyObj* mo = const_cast<PyObj*>(k);
+    if (mi.used < since || mi.checked == c.capture || !mi.ref || !py.refers_to(mi.ref, mo)) return;
+    if (Python::type_of(mo) == mi.type && std::strcmp(Python::type_name_of(mi.type), mi.type_name.c_str()) == 0)
+      mi.checked = c.capture;
+  });
+  for (auto& [key, n] : c.child_name) {
+    if (n.used < since || n.checked == c.capture || !n.parent) continue;
+    const ModuleInfo* parent = c.modules.find(n.parent);
+    const ModuleInfo* child = c.modules.find(n.child);
+    if (!parent || !child || parent->checked != c.capture || child->checked != c.capture ||
+        (uint64_t(parent->serial) << 32 | child->serial) != key)
+      continue;
+    if (still_child(py, c, const_cast<PyObj*>(n.parent), const_cast<PyObj*>(n.child), n.parts)) n.checked = c.capture;
+  }
 }
 
 std::string join_name(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
@@ -657,8 +714,8 @@ bool is_module(const Python& py, PyCache& c, PyObj* o) {
 // The stack through the API: a frame object for every frame.
 void api_walk(const Python& py, PyCache& c, PyStack& s) {
   PyObj* self_name = c.module_class ? c.self_name : nullptr;
-  PyObj* frame = py.GetFrame();
-  if (frame) py.IncRef(frame);
+  PyObj* frame = g_target ? py.ThreadFrame(g_target) : py.GetFrame();  // new, borrowed
+  if (frame && !g_target) py.IncRef(frame);
   for (int depth = 0; frame && depth < 256; ++depth) {
     PyObj* code = py.FrameCode(frame);
     CodeInfo& info = code_info(py, c, code);
@@ -691,7 +748,7 @@ void api_walk(const Python& py, PyCache& c, PyStack& s) {
 // is in a CUDA call).
 const char* current_frame(const Python& py) {
   const Python::FrameLayout& L = *py.frames;
-  const char* ts = static_cast<const char*>(py.ThisThreadState());
+  const char* ts = static_cast<const char*>(g_target ? g_target : py.ThisThreadState());
   const char* cframe = ts ? *reinterpret_cast<const char* const*>(ts + L.tstate_cframe) : nullptr;
   return cframe ? *reinterpret_cast<const char* const*>(cframe + L.cframe_current) : nullptr;
 }
@@ -776,13 +833,17 @@ std::shared_ptr<const Origin> made_origin(const PyCache& c, uint64_t hash) {
   return nullptr;
 }
 
-// A read without the GIL, for the common case of a server capturing the
-// same model again: the frames read straight (raw_walk), every module
-// already checked in this capture and still the same object (its weak
-// reference's referent read directly), every name checked in this
-// capture, and the origin already made. Null whenever anything is
-// missing: read_python then takes the GIL and does the rest.
-std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, std::mutex& m) {
+// A read without the GIL's taking, for the common case of a server
+// capturing the same model again: the frames read straight (raw_walk),
+// every module still the same object (its weak reference's referent read
+// directly) and of the same type, the origin already made. A module or a
+// name not yet checked in this capture is checked here where this thread
+// holds the GIL (`gil`: a launch from Python, the GIL kept), the module
+// from its type's name read straight, the name through the _modules dicts;
+// without the GIL they must have been checked in this capture already.
+// Null whenever anything is missing: the caller then takes the GIL, where
+// it may, and reads in full (read_python).
+std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, std::mutex& m, bool gil) {
   if (!py.frames || g_uncached) return nullptr;
   std::lock_guard<std::mutex> lock(m);
   if (c.raw_off || c.raw_checks_left > 0 || !c.looked_for_torch) return nullptr;
@@ -791,16 +852,31 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   std::reverse(s.modules.begin(), s.modules.end());
   std::vector<uint32_t> serials(s.modules.size());
   for (size_t i = 0; i < s.modules.size(); ++i) {
-    const ModuleInfo* mi = c.modules.find(s.modules[i]);
+    ModuleInfo* mi = c.modules.find(s.modules[i]);
     // PyWeakReference's wr_object, after its header: None once the
     // referent is gone.
-    if (!mi || mi->checked != c.capture || Python::type_of(s.modules[i]) != mi->type || !mi->ref ||
+    if (!mi || Python::type_of(s.modules[i]) != mi->type || !mi->ref ||
         *reinterpret_cast<PyObj* const*>(static_cast<const char*>(mi->ref) + 16) != s.modules[i])
       return nullptr;
+    if (mi->checked != c.capture) {
+      if (!gil || std::strcmp(Python::type_name_of(mi->type), mi->type_name.c_str()) != 0) return nullptr;
+      mi->checked = c.capture;
+    }
+    mi->used = c.capture;
     serials[i] = mi->serial;
     if (i > 0) {
       auto n = c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i]);
-      if (n == c.child_name.end() || n->second.checked != c.capture) return nullptr;
+      if (n == c.child_name.end()) return nullptr;
+      if (n->second.checked != c.capture) {
+        if (!gil) return nullptr;
+        PyObj *et, *ev, *tb;  // the thread's pending exception, if any, is kept
+        py.ErrFetch(&et, &ev, &tb);
+        const bool same = still_child(py, c, s.modules[i - 1], s.modules[i], n->second.parts);
+        py.ErrRestore(et, ev, tb);
+        if (!same) return nullptr;
+        n->second.checked = c.capture;
+      }
+      n->second.used = c.capture;
     }
   }
   return made_origin(c, origin_key(c, s, serials));
@@ -862,7 +938,11 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
     const std::vector<PyObj*>& modules = stack.modules;
     std::vector<uint32_t> serials(modules.size());
     std::vector<const std::string*> types(modules.size()), rels(modules.size());
-    for (size_t i = 0; i < modules.size(); ++i) serials[i] = module_info(py, c, modules[i]).serial;
+    for (size_t i = 0; i < modules.size(); ++i) {
+      ModuleInfo& mi = module_info(py, c, modules[i]);
+      mi.used = c.capture;
+      serials[i] = mi.serial;
+    }
     for (size_t i = 0; i < modules.size(); ++i) {
       types[i] = &c.modules.find(modules[i])->type_name;  // stable now: no insertion below
       if (i > 0) rels[i] = &child_name(py, c, modules[i - 1], serials[i - 1], modules[i], serials[i], *types[i]);
@@ -1125,13 +1205,23 @@ struct OriginRecorder::Impl {
     }
   }
 
-  // This thread's origin now: NVTX ranges, and the Python stack when asked.
-  std::shared_ptr<const Origin> now(bool with_python) {
+  // How a read may reach Python: not at all; at an API call's entry, where
+  // the driver holds no lock of its own and the GIL may be waited for; or
+  // inside the driver (a node-created callback), where waiting for the GIL
+  // without a bound could deadlock against a thread that holds it and
+  // waits for the driver: a thread that holds the GIL already reads in
+  // full, any other has the proxy read for it (ProxyReader), or gives up.
+  enum class Read { none, at_entry, in_driver };
+
+  // This thread's origin now: NVTX ranges, and the Python stack as `how`
+  // allows.
+  std::shared_ptr<const Origin> now(Read how) {
     ThreadState& ts = thread_state();
     const Python& py = python();
-    const bool python_ready = with_python && py.ready();
+    const bool python_ready = how != Read::none && py.ready();
+    const bool gil = python_ready && py.holds_gil();
     if (python_ready && ts.pushed.empty() && ts.started.empty())
-      if (auto made = read_python_cached(py, py_cache, py_m)) {
+      if (auto made = read_python_cached(py, py_cache, py_m, gil)) {
         g_reads_cached.fetch_add(1, std::memory_order_relaxed);
         return made;
       }
@@ -1147,11 +1237,177 @@ struct OriginRecorder::Impl {
         o->op = o->nvtx[i].message.substr(0, o->nvtx[i].message.find(','));
         break;
       }
-    if (python_ready) {
+    if (python_ready && (how == Read::at_entry || gil)) {
       g_reads_full.fetch_add(1, std::memory_order_relaxed);
       if (auto same = read_python(py, py_cache, py_m, o, o->nvtx.empty())) return same;
+    } else if (python_ready) {
+      // A Python thread that let the GIL go launches (PyTorch lets it go
+      // around every op; ctypes, NCCL through c10d, pynccl).
+      std::shared_ptr<const Origin> same;
+      switch (proxy_read(py, o, o->nvtx.empty(), same)) {
+        case Proxied::read:
+          g_reads_proxied.fetch_add(1, std::memory_order_relaxed);
+          if (same) return same;
+          break;
+        case Proxied::late:  // this node goes without its Python stack
+          g_reads_late.fetch_add(1, std::memory_order_relaxed);
+          break;
+        case Proxied::unavailable:  // this one too, and later ones are read at the entry
+          read_at_entry();
+          break;
+      }
     }
     return o;
+  }
+
+  // The proxy: a thread of graphscope's that reads the stack of a thread
+  // inside the driver that does not hold the GIL (the common case: PyTorch
+  // lets it go around every op), when the caches cannot answer (the first
+  // capture, a module changed, a new line of code). It takes the GIL, reads
+  // the asking thread's frames (which cannot change: that thread is in a
+  // CUDA call) and hands the origin back. The asking thread waits at most
+  // kProxyWait for the proxy to begin: a thread holding the GIL while it
+  // waits for the driver's lock (which the asking thread holds) then
+  // costs one node its Python stack, never a deadlock. Once the proxy has
+  // the GIL and began, it needs nothing of the asking thread's; its read
+  // is waited for up to a second (it runs no Python code of the
+  // application's, unless a module overrides __getattribute__).
+  static constexpr std::chrono::milliseconds kProxyWait{20};
+  enum class Proxied { read, late, unavailable };
+  struct ProxyJob {
+    std::timed_mutex asking;  // one asking thread at a time
+    std::mutex m;             // what follows
+    std::condition_variable to_proxy, to_asker;
+    enum class State { idle, waiting, reading, done, abandoned } state = State::idle;
+    void* target = nullptr;  // the asking thread's thread state
+    bool uncached = false, reuse = false;
+    std::shared_ptr<Origin> o;
+    std::shared_ptr<const Origin> result;
+    bool started = false, failed = false;
+    std::atomic<int> wait_ms{int(kProxyWait.count())};
+  } proxy;
+
+  Proxied proxy_read(const Python& py, const std::shared_ptr<Origin>& o, bool reuse,
+                     std::shared_ptr<const Origin>& out) {
+    using State = ProxyJob::State;
+    if (!py.SaveThread || !py.RestoreThread || !py.ThreadFrame) return Proxied::unavailable;
+    ProxyJob& p = proxy;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.wait_ms.load());
+    std::unique_lock<std::timed_mutex> asking(p.asking, deadline);
+    if (!asking.owns_lock()) return Proxied::late;
+    std::unique_lock<std::mutex> lock(p.m);
+    if (p.failed) return Proxied::unavailable;
+    if (!p.started) {
+      p.started = true;
+      try {
+        std::thread([this] { proxy_loop(); }).detach();
+      } catch (...) {
+        p.failed = true;
+        return Proxied::unavailable;
+      }
+    }
+    // An abandoned read may still run: the proxy is free first.
+    if (!p.to_asker.wait_until(lock, deadline, [&] { return p.state == State::idle; })) return Proxied::late;
+    p.state = State::waiting;
+    p.target = py.ThisThreadState();
+    p.uncached = g_uncached;
+    p.reuse = reuse;
+    p.o = o;
+    p.result.reset();
+    p.to_proxy.notify_one();
+    if (!p.to_asker.wait_until(lock, deadline, [&] { return p.state == State::done; })) {
+      if (p.state == State::waiting) {  // not begun: it never will for this one
+        p.state = State::idle;
+        p.o.reset();
+        return Proxied::late;
+      }
+      if (!p.to_asker.wait_for(lock, std::chrono::seconds(1), [&] { return p.state == State::done; })) {
+        p.state = State::abandoned;  // the proxy drops its result
+        return Proxied::late;
+      }
+    }
+    out = std::move(p.result);
+    p.o.reset();
+    p.state = State::idle;
+    return Proxied::read;
+  }
+
+  void proxy_loop() {
+    using State = ProxyJob::State;
+    ProxyJob& p = proxy;
+    const Python& py = python();
+    auto fail = [&] {
+      std::lock_guard<std::mutex> lock(p.m);
+      p.failed = true;
+      if (p.state == State::waiting) p.state = State::idle;
+      p.to_asker.notify_all();
+    };
+    if (!py.usable || !py.IsInitialized() || py.IsFinalizing()) return fail();
+    // This thread's own thread state, kept for its life; the GIL is let
+    // go while it waits.
+    py.Ensure();
+    void* mine = py.SaveThread();
+    std::unique_lock<std::mutex> lock(p.m);
+    for (;;) {
+      p.to_proxy.wait(lock, [&] { return p.state == State::waiting; });
+      lock.unlock();
+      // (Taking the GIL while Python shuts down would end this thread.)
+      if (py.IsFinalizing()) return fail();
+      py.RestoreThread(mine);
+      lock.lock();
+      if (p.state != State::waiting) {  // the asking thread gave up
+        lock.unlock();
+        py.SaveThread();
+        lock.lock();
+        continue;
+      }
+      p.state = State::reading;
+      const std::shared_ptr<Origin> o = p.o;
+      void* target = p.target;
+      const bool uncached = p.uncached, reuse = p.reuse;
+      lock.unlock();
+      std::shared_ptr<const Origin> result;
+      g_target = target;
+      g_uncached = uncached;
+      try {
+        result = read_python(py, py_cache, py_m, o, reuse);
+      } catch (...) {
+      }
+      g_target = nullptr;
+      g_uncached = false;
+      py.SaveThread();
+      lock.lock();
+      if (p.state == State::abandoned) {
+        p.state = State::idle;
+      } else {
+        p.result = std::move(result);
+        p.state = State::done;
+      }
+      p.to_asker.notify_all();
+    }
+  }
+
+  // Stack reads at the entry of the calls that make nodes (the driver
+  // callbacks that enable() left off: on the H100 host, CUPTI's delivery of
+  // them alone added 0.3-0.6 ms to each capture of the Llama's 392 launches,
+  // bench/cupti_delivery.sh, 2026-11-26). Turned on once, for the rest of the
+  // process, where the proxy cannot be used (a Python without
+  // PyEval_SaveThread, PyEval_RestoreThread or PyThreadState_GetFrame, or
+  // its thread could not start), by a helper thread: CUPTI is not asked to
+  // change its callbacks from inside one. Until it has, nodes made without
+  // the GIL go without their Python stack.
+  std::atomic<bool> entry_reads{false};
+  std::mutex sub_m;  // subscriber
+  CUpti_SubscriberHandle subscriber = nullptr;
+  void read_at_entry() {
+    if (entry_reads.exchange(true)) return;
+    std::thread([this] {
+      std::lock_guard<std::mutex> lock(sub_m);
+      if (!subscriber) return;
+      for (int id = 1; id < int(driver_kinds.size()); ++id)
+        if (driver_kinds[size_t(id)] == kMakes)
+          cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUpti_CallbackId(id));
+    }).detach();
   }
 
   // What an API call is to origins (kind_of), by the driver's callback id:
@@ -1169,6 +1425,10 @@ struct OriginRecorder::Impl {
     const uint8_t kind = domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < driver_kinds.size()
                              ? driver_kinds[cbid]
                              : kind_of(cb->functionName ? cb->functionName : "");
+    // A call that only makes nodes, while its callbacks should be off (a
+    // caller that delivers every call, as the tests' harness does): as if
+    // it had not come.
+    if (kind == kMakes && !entry_reads.load(std::memory_order_relaxed)) return;
     if (cb->callbackSite == CUPTI_API_ENTER) {
       if (++ts.depth != 1) return;
       if (kind & kCopies) {
@@ -1185,7 +1445,11 @@ struct OriginRecorder::Impl {
         }
         return;
       }
-      if ((kind & kMakes) && (captures.load(std::memory_order_relaxed) > 0 || (kind & kGraphAdd))) ts.pending = now(true);
+      // Graph-add calls always; stream-captured launches only once reads
+      // at the entry are on (read_at_entry), else in created().
+      if ((kind & kGraphAdd) ||
+          ((kind & kMakes) && captures.load(std::memory_order_relaxed) > 0 && entry_reads.load(std::memory_order_relaxed)))
+        ts.pending = now(Read::at_entry);
       return;
     }
     if (--ts.depth > 0) {
@@ -1199,9 +1463,25 @@ struct OriginRecorder::Impl {
       captures.fetch_add(1);
       // Whatever changed before this capture began (on any thread: others
       // may be capturing) is seen by its reads: what was learnt of Python
-      // objects is checked again before use.
-      std::lock_guard<std::mutex> lock(py_m);
-      py_cache.next_graph();
+      // objects is checked again before use, here at once for what the
+      // last captures used (precheck), with the GIL, which the reads inside
+      // the driver cannot take.
+      {
+        std::lock_guard<std::mutex> lock(py_m);
+        py_cache.next_graph();
+      }
+      const Python& py = python();
+      if (py.ready() && py.frames) {
+        const int gil = py.Ensure();
+        PyObj *et, *ev, *tb;
+        py.ErrFetch(&et, &ev, &tb);
+        {
+          std::lock_guard<std::mutex> lock(py_m);
+          precheck(py, py_cache);
+        }
+        py.ErrRestore(et, ev, tb);
+        py.Release(gil);
+      }
     }
   }
 
@@ -1214,7 +1494,9 @@ struct OriginRecorder::Impl {
     // nothing of the caller's to record.
     if (!ts.pending && captures.load(std::memory_order_relaxed) == 0) return;
     Entry e;
-    e.origin = ts.pending ? ts.pending : now(false);
+    // Inside a call that made its origin at the entry, that one; else
+    // (a stream-captured launch) the stack read here, in the driver.
+    e.origin = ts.pending ? ts.pending : now(ts.depth > 0 ? Read::none : Read::in_driver);
     if (e.origin->python.empty()) {
       // Deep enough to get past CUPTI's, the driver's and the runtime's
       // own frames to the caller's.
@@ -1299,8 +1581,15 @@ OriginRecorder::OriginRecorder() : impl_(new Impl) {}
 
 void OriginRecorder::uncached_for_tests(bool on) { g_uncached = on; }
 
+void OriginRecorder::proxy_wait_for_tests(int milliseconds) {
+  impl_->proxy.wait_ms = milliseconds;
+}
+
+bool OriginRecorder::reads_at_entry() const { return impl_->entry_reads.load(); }
+
 OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
-  return {g_reads_cached.load(std::memory_order_relaxed), g_reads_full.load(std::memory_order_relaxed)};
+  return {g_reads_cached.load(std::memory_order_relaxed), g_reads_full.load(std::memory_order_relaxed),
+          g_reads_proxied.load(std::memory_order_relaxed), g_reads_late.load(std::memory_order_relaxed)};
 }
 
 OriginRecorder& OriginRecorder::instance() {
@@ -1330,15 +1619,28 @@ bool OriginRecorder::enable(CUpti_SubscriberHandle s) {
     }
     impl_->driver_kinds = std::move(kinds);
   }
-  for (int id = 1; id < int(CUPTI_DRIVER_TRACE_CBID_SIZE) && ok; ++id)
-    if (impl_->driver_kinds[size_t(id)])
+  // Launches and the other calls that only make nodes (Impl::kMakes
+  // alone) are left off: their nodes' stacks are read in the node-created
+  // callback (Impl::created), unless reads at the entry were turned on.
+  std::lock_guard<std::mutex> lock(impl_->sub_m);
+  const bool all = impl_->entry_reads.load();
+  for (int id = 1; id < int(CUPTI_DRIVER_TRACE_CBID_SIZE) && ok; ++id) {
+    const uint8_t kind = impl_->driver_kinds[size_t(id)];
+    if (kind && (all || kind != Impl::kMakes))
       ok = cuptiEnableCallback(1, s, domain, CUpti_CallbackId(id)) == CUPTI_SUCCESS;
+  }
   for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
                               CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING})
     ok = ok && cuptiEnableCallback(1, s, CUPTI_CB_DOMAIN_RESOURCE, id) == CUPTI_SUCCESS;
   // NVTX callbacks come only when NVTX was pointed at CUPTI; not an error.
   (void)cuptiEnableDomain(1, s, CUPTI_CB_DOMAIN_NVTX);
+  if (ok) impl_->subscriber = s;
   return ok;
+}
+
+void OriginRecorder::unsubscribing() {
+  std::lock_guard<std::mutex> lock(impl_->sub_m);
+  impl_->subscriber = nullptr;
 }
 
 namespace {
@@ -1351,6 +1653,7 @@ bool OriginRecorder::subscribe() {
   CUpti_SubscriberHandle s = nullptr;
   if (cuptiSubscribe(&s, own_callback, this) != CUPTI_SUCCESS) return false;
   if (!enable(s)) {
+    unsubscribing();
     cuptiUnsubscribe(s);
     return false;
   }

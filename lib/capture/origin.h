@@ -5,18 +5,21 @@
 //  - NVTX: CUPTI's NVTX domain (the process runs with NVTX_INJECTION64_PATH
 //    naming libcupti, which graphscope sets) keeps each thread's stack of
 //    pushed ranges and the ranges it started;
-//  - Python: at the entry of the API call that makes a node (a launch, a
-//    copy, an event record, a graph-add call), before the driver holds any
-//    lock of its own, the thread's Python stack is read with the GIL taken
-//    the way any C extension takes it back: the innermost frames outside
-//    the framework and, for PyTorch, the nn.Module objects whose forward is
-//    on the stack, named by where each sits in its parent. Only while a
-//    stream capture is under way (or for graph-add calls), and only on
-//    threads that already have a Python thread state;
+//  - Python: the thread's Python stack, read where a node is created during
+//    a stream capture (CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED), and at the
+//    entry of graph-add calls: the innermost frames outside the framework
+//    and, for PyTorch, the nn.Module objects whose forward is on the stack,
+//    named by where each sits in its parent. Inside the driver the GIL is
+//    not waited for (a thread that holds it may be waiting for the driver):
+//    the caches answer without it (what a capture uses is checked when the
+//    capture begins, where the GIL can be taken), a thread that holds it
+//    reads in full, and any other (PyTorch lets the GIL go around its ops)
+//    has a proxy thread take the GIL and read its stack, waiting for it a
+//    bounded time. Only on threads that already have a Python thread state;
 //  - native: without Python, the return addresses of the call, symbolized
 //    when the graph is walked (first frame outside CUDA and graphscope).
-// A node created inside such an API call takes its origin from there
-// (CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED); clones inherit their original's.
+// A node created inside an API call whose entry read the stack takes its
+// origin from there; clones inherit their original's.
 #pragma once
 
 #include <cupti.h>
@@ -34,9 +37,16 @@ class OriginRecorder {
   static OriginRecorder& instance();
 
   /// Enables the callbacks it needs on a subscriber that forwards them to
-  /// on_callback(): the NVTX domain, the driver API calls that make nodes and the
-  /// resource callbacks of graph nodes. False when CUPTI refused.
+  /// on_callback(): the NVTX domain, the driver API calls that begin and
+  /// end captures, instantiate and add graph nodes, and the resource
+  /// callbacks of graph nodes (launches and the other calls that only make
+  /// nodes are enabled later, and only where the Python in the process
+  /// lacks what the proxy needs). False when CUPTI refused.
   bool enable(CUpti_SubscriberHandle subscriber);
+
+  /// The subscriber enable() was given is about to be unsubscribed: nothing
+  /// is enabled on it from then on.
+  void unsubscribing();
 
   /// Subscribes to CUPTI itself (for `graphscope capture`, where nothing
   /// else subscribes) and enables. False when CUPTI is held by another
@@ -64,10 +74,22 @@ class OriginRecorder {
   /// long way, without any of the caches (their results must agree).
   static void uncached_for_tests(bool on);
 
+  /// Tests only: how long a thread inside the driver waits for the proxy
+  /// to begin its read (20 ms otherwise; a loaded test machine may need
+  /// more).
+  void proxy_wait_for_tests(int milliseconds);
+
+  /// Whether stacks are read at the entry of every call that makes a node
+  /// (the proxy could not be used), not where nodes are made.
+  bool reads_at_entry() const;
+
   /// Python stack reads so far: those answered from the caches without the
-  /// GIL, and the others (GRAPHSCOPE_DEBUG_TIMES in an attached process).
+  /// GIL, those made in full by the reading thread, those made in full by
+  /// the proxy for a thread inside the driver without the GIL, and those
+  /// given up because the proxy could not begin in time (the node went
+  /// without its Python stack). GRAPHSCOPE_DEBUG_TIMES says them.
   struct ReadCounts {
-    uint64_t cached = 0, full = 0;
+    uint64_t cached = 0, full = 0, proxied = 0, late = 0;
   };
   ReadCounts read_counts() const;
 

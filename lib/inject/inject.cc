@@ -117,8 +117,12 @@ struct CallbackTimes {
       std::fprintf(stderr, "graphscope: pid %d: %-22s %8llu calls %10.3f ms\n", pid, names[k],
                    (unsigned long long)calls[k].load(), double(ns[k].load()) / 1e6);
     const auto reads = capture::OriginRecorder::instance().read_counts();
-    std::fprintf(stderr, "graphscope: pid %d:   Python stack reads: %llu from the caches, %llu in full\n", pid,
-                 (unsigned long long)reads.cached, (unsigned long long)reads.full);
+    std::fprintf(stderr,
+                 "graphscope: pid %d:   Python stack reads: %llu from the caches, %llu in full, %llu by the proxy, "
+                 "%llu given up; %s\n",
+                 pid, (unsigned long long)reads.cached, (unsigned long long)reads.full,
+                 (unsigned long long)reads.proxied, (unsigned long long)reads.late,
+                 capture::OriginRecorder::instance().reads_at_entry() ? "at the entry of launches" : "where nodes are made");
     for (int p = 0; p < capture::WalkPhases::phases; ++p)
       std::fprintf(stderr, "graphscope: pid %d:   walk: %-16s %10.3f ms\n", pid, capture::WalkPhases::name(p),
                    double(walk.ns[p]) / 1e6);
@@ -246,6 +250,7 @@ class Injection {
       }
     } catch (...) {
     }
+    capture::OriginRecorder::instance().unsubscribing();
     cuptiUnsubscribe(subscriber_);
     attached_ = false;
     say(stood_down_why_);
@@ -374,6 +379,7 @@ class Injection {
                       "later graphs and updates are not recorded";
     write_index();
     writer().post([sub = subscriber_] {
+      capture::OriginRecorder::instance().unsubscribing();
       cuptiUnsubscribe(sub);
       cuptiFinalize();  // unsubscribing alone leaves replays as slow (measured)
     });

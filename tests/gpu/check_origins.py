@@ -6,6 +6,7 @@
     check_origins.py op GRAPH.json             some node has an aten:: op
     check_origins.py any GRAPH.json...         every graph: some node has an origin
     check_origins.py none GRAPH.json           no node has an origin
+    check_origins.py nogil GRAPH.json...       tests/gpu/torch/nogil_app.py's graphs, in order
 Prints one line per check; exits 1 on a failed one.
 """
 import json
@@ -75,6 +76,29 @@ def main():
         have = [n for n in ns if "origin" in n]
         print("%s: %d of %d nodes with an origin (want none)" % (paths[0], len(have), len(ns)))
         return 1 if have else 0
+    if what == "nogil":
+        # The chain sample's kernels, launched through ctypes with the GIL let
+        # go, from nogil_app.py line 46, and PyTorch's own launches (lines 45
+        # and 47, PyTorch too lets the GIL go around its ops): every one
+        # carries its line, in every graph (the recorder's proxy reads what
+        # its caches cannot answer).
+        def lines(n):
+            return [f["line"] for f in n.get("origin", {}).get("python", []) if f["file"].endswith("nogil_app.py")]
+        status = 0
+        for p in paths:
+            ks = [n for n in nodes(p) if n["node_type"] == "kernel"]
+            chain = [n for n in ks if n["kernel_name"].startswith(("chain_even", "chain_odd", "_Z10chain_even", "_Z9chain_odd"))]
+            torch_ks = [n for n in ks if n not in chain]
+            at46 = [n for n in chain if 46 in lines(n)]
+            torch_ok = [n for n in torch_ks if set(lines(n)) & {45, 47}]
+            ok = len(chain) == 4 and len(at46) == 4 and len(torch_ks) == 2 and len(torch_ok) == 2
+            print("%s: %d chain kernels, %d from line 46; %d of %d PyTorch kernels from lines 45/47%s" % (
+                p, len(chain), len(at46), len(torch_ok), len(torch_ks), "" if ok else "  WRONG"))
+            if not ok:
+                for n in ks:
+                    print("  node %d %s %s" % (n["index"], n["kernel_name"][:40], json.dumps(n.get("origin"))[:240]))
+                status = 1
+        return status if paths else 1
     print("unknown check " + what)
     return 2
 

@@ -7,6 +7,9 @@
 #    unmodified: at least 95% of kernel nodes carry a module name and the
 #    summary folds "8 x LlamaDecoderLayer"; under emit_nvtx, aten:: ops;
 #    profile --exec reports time by module;
+#  - launches with the GIL let go (ctypes, as NCCL through c10d or pynccl),
+#    between PyTorch's own: every one carries its Python line, in each of
+#    three graphs;
 #  - the same model under torch.compile(mode="reduce-overhead"): its graphs
 #    carry Python frames;
 #  - JAX with XLA command buffers: its graphs carry origins.
@@ -61,6 +64,17 @@ if python3 -c "import torch, transformers; assert torch.cuda.is_available()" 2>/
     sed -n '/time by module/,/^$/p' "$work/llama8.profile.txt"
   else
     fail "llama profile --exec: exit $?"; tail -20 "$d.out"
+  fi
+  # Launches with the GIL let go (ctypes), between PyTorch's own.
+  d=$work/nogil
+  if "$gs" capture --exec --out-dir "$d" -- python3 "$here/torch/nogil_app.py" "$samples/chain.so" > "$d.out" 2>&1; then
+    graphs=$(ls -v "$d"/pid-*/graph-*.json 2>/dev/null)
+    [ "$(echo "$graphs" | wc -w)" -eq 3 ] || fail "nogil: not 3 graphs"
+    k=0; for g in $graphs; do cp "$g" "$work/nogil.$k.graph.json"; k=$((k + 1)); done
+    $check nogil $graphs && echo "ok nogil: launches without the GIL carry their Python line" ||
+      fail "nogil: launches without the GIL lack origins"
+  else
+    fail "nogil capture --exec: exit $?"; tail -20 "$d.out"
   fi
   d=$work/compile
   if "$gs" capture --exec --out-dir "$d" -- python3 "$app" compile --layers 8 > "$d.out" 2>&1; then
