@@ -1084,6 +1084,7 @@ class SymbolTable {
 struct Entry {
   std::shared_ptr<const Origin> origin;
   std::shared_ptr<std::vector<void*>> pcs;
+  const void* graph = nullptr;  // the graph the node was made in
 };
 
 }  // namespace
@@ -1276,29 +1277,64 @@ struct OriginRecorder::Impl {
   enum class Proxied { read, late, unavailable };
   struct ProxyJob {
     std::timed_mutex asking;  // one asking thread at a time
-    std::mutex m;             // what follows
+    // idle -> waiting (asked) -> reading (begun, with the GIL) -> done
+    // (answered) -> idle; waiting -> idle when the asking thread stops
+    // waiting before the read began; reading -> abandoned -> idle when it
+    // stops waiting after (the proxy then drops its result).
+    enum State : int { idle, waiting, reading, done, abandoned };
+    std::atomic<int> state{idle};
+    std::mutex m;  // for the condition variables (state changes notify under it)
     std::condition_variable to_proxy, to_asker;
-    enum class State { idle, waiting, reading, done, abandoned } state = State::idle;
+    // The job, written by the asking thread before `waiting` and read by the
+    // proxy after it; the result, written by the proxy before `done`.
     void* target = nullptr;  // the asking thread's thread state
     bool uncached = false, reuse = false;
     std::shared_ptr<Origin> o;
     std::shared_ptr<const Origin> result;
-    bool started = false, failed = false;
+    std::atomic<bool> started{false}, failed{false};
     std::atomic<int> wait_ms{int(kProxyWait.count())};
+
+    // Until state is `want` or the deadline: spinning a little first (a
+    // first capture asks for hundreds of reads back to back, and a sleep
+    // and a wake-up cost more than a read), then sleeping on `cv`.
+    bool wait_for(int want, std::condition_variable& cv, std::chrono::steady_clock::time_point deadline,
+                  std::chrono::microseconds spin) {
+      const auto spin_end = std::min(deadline, std::chrono::steady_clock::now() + spin);
+      do {
+        if (state.load(std::memory_order_acquire) == want) return true;
+        std::this_thread::yield();
+      } while (std::chrono::steady_clock::now() < spin_end);
+      std::unique_lock<std::mutex> lock(m);
+      return cv.wait_until(lock, deadline, [&] { return state.load(std::memory_order_acquire) == want; });
+    }
+    void set(int to, std::condition_variable& cv) {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        state.store(to, std::memory_order_release);
+      }
+      cv.notify_all();
+    }
+    bool move(int from, int to, std::condition_variable& cv) {
+      bool moved;
+      {
+        std::lock_guard<std::mutex> lock(m);
+        moved = state.compare_exchange_strong(from, to, std::memory_order_acq_rel);
+      }
+      if (moved) cv.notify_all();
+      return moved;
+    }
   } proxy;
 
   Proxied proxy_read(const Python& py, const std::shared_ptr<Origin>& o, bool reuse,
                      std::shared_ptr<const Origin>& out) {
-    using State = ProxyJob::State;
+    using std::chrono::microseconds;
     if (!py.SaveThread || !py.RestoreThread || !py.ThreadFrame) return Proxied::unavailable;
     ProxyJob& p = proxy;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.wait_ms.load());
     std::unique_lock<std::timed_mutex> asking(p.asking, deadline);
     if (!asking.owns_lock()) return Proxied::late;
-    std::unique_lock<std::mutex> lock(p.m);
     if (p.failed) return Proxied::unavailable;
-    if (!p.started) {
-      p.started = true;
+    if (!p.started.exchange(true)) {
       try {
         std::thread([this] { proxy_loop(); }).detach();
       } catch (...) {
@@ -1307,83 +1343,65 @@ struct OriginRecorder::Impl {
       }
     }
     // An abandoned read may still run: the proxy is free first.
-    if (!p.to_asker.wait_until(lock, deadline, [&] { return p.state == State::idle; })) return Proxied::late;
-    p.state = State::waiting;
+    if (!p.wait_for(ProxyJob::idle, p.to_asker, deadline, microseconds(0))) return Proxied::late;
     p.target = py.ThisThreadState();
     p.uncached = g_uncached;
     p.reuse = reuse;
     p.o = o;
     p.result.reset();
-    p.to_proxy.notify_one();
-    if (!p.to_asker.wait_until(lock, deadline, [&] { return p.state == State::done; })) {
-      if (p.state == State::waiting) {  // not begun: it never will for this one
-        p.state = State::idle;
-        p.o.reset();
+    p.set(ProxyJob::waiting, p.to_proxy);
+    if (!p.wait_for(ProxyJob::done, p.to_asker, deadline, microseconds(100))) {
+      if (p.move(ProxyJob::waiting, ProxyJob::idle, p.to_asker)) return Proxied::late;  // never begun
+      // Begun: the proxy holds the GIL and needs nothing of this thread's.
+      if (!p.wait_for(ProxyJob::done, p.to_asker, std::chrono::steady_clock::now() + std::chrono::seconds(1),
+                      microseconds(0)) &&
+          p.move(ProxyJob::reading, ProxyJob::abandoned, p.to_asker))
         return Proxied::late;
-      }
-      if (!p.to_asker.wait_for(lock, std::chrono::seconds(1), [&] { return p.state == State::done; })) {
-        p.state = State::abandoned;  // the proxy drops its result
-        return Proxied::late;
-      }
     }
     out = std::move(p.result);
     p.o.reset();
-    p.state = State::idle;
+    p.set(ProxyJob::idle, p.to_asker);
     return Proxied::read;
   }
 
   void proxy_loop() {
-    using State = ProxyJob::State;
     ProxyJob& p = proxy;
     const Python& py = python();
-    auto fail = [&] {
-      std::lock_guard<std::mutex> lock(p.m);
+    auto fail = [&] {  // a job asked for is answered with nothing
       p.failed = true;
-      if (p.state == State::waiting) p.state = State::idle;
-      p.to_asker.notify_all();
+      p.result.reset();
+      p.move(ProxyJob::waiting, ProxyJob::done, p.to_asker);
     };
     if (!py.usable || !py.IsInitialized() || py.IsFinalizing()) return fail();
     // This thread's own thread state, kept for its life; the GIL is let
     // go while it waits.
     py.Ensure();
     void* mine = py.SaveThread();
-    std::unique_lock<std::mutex> lock(p.m);
     for (;;) {
-      p.to_proxy.wait(lock, [&] { return p.state == State::waiting; });
-      lock.unlock();
+      // Soon after a read another may come (a first capture's launches).
+      while (!p.wait_for(ProxyJob::waiting, p.to_proxy, std::chrono::steady_clock::now() + std::chrono::minutes(10),
+                         std::chrono::microseconds(200))) {
+      }
       // (Taking the GIL while Python shuts down would end this thread.)
       if (py.IsFinalizing()) return fail();
       py.RestoreThread(mine);
-      lock.lock();
-      if (p.state != State::waiting) {  // the asking thread gave up
-        lock.unlock();
+      if (!p.move(ProxyJob::waiting, ProxyJob::reading, p.to_asker)) {  // the asking thread gave up
         py.SaveThread();
-        lock.lock();
         continue;
       }
-      p.state = State::reading;
       const std::shared_ptr<Origin> o = p.o;
-      void* target = p.target;
-      const bool uncached = p.uncached, reuse = p.reuse;
-      lock.unlock();
       std::shared_ptr<const Origin> result;
-      g_target = target;
-      g_uncached = uncached;
+      g_target = p.target;
+      g_uncached = p.uncached;
       try {
-        result = read_python(py, py_cache, py_m, o, reuse);
+        result = read_python(py, py_cache, py_m, o, p.reuse);
       } catch (...) {
       }
       g_target = nullptr;
       g_uncached = false;
       py.SaveThread();
-      lock.lock();
-      if (p.state == State::abandoned) {
-        p.state = State::idle;
-      } else {
-        p.result = std::move(result);
-        p.state = State::done;
-      }
-      p.to_asker.notify_all();
+      p.result = std::move(result);
+      if (!p.move(ProxyJob::reading, ProxyJob::done, p.to_asker)) p.set(ProxyJob::idle, p.to_asker);  // abandoned
     }
   }
 
@@ -1488,11 +1506,11 @@ struct OriginRecorder::Impl {
   void created(const CUpti_GraphData* g) {
     if (!g->node) return;
     ThreadState& ts = thread_state();
-    if (ts.copying) return;
+    if (ts.copying) return;  // an exec graph's node: never looked up
     // Without a node-making call under way and with no capture active, the
-    // node is instantiation's own copy (or a clone, which cloned() handles):
-    // nothing of the caller's to record.
-    if (!ts.pending && captures.load(std::memory_order_relaxed) == 0) return;
+    // node is not the caller's: nothing to record, and whatever an earlier
+    // node at its address left goes (see graph_destroyed).
+    if (!ts.pending && captures.load(std::memory_order_relaxed) == 0) return forget(g->node);
     Entry e;
     // Inside a call that made its origin at the entry, that one; else
     // (a stream-captured launch) the stack read here, in the driver.
@@ -1504,25 +1522,58 @@ struct OriginRecorder::Impl {
       const int n = backtrace(pcs, 64);
       if (n > 0) e.pcs = std::make_shared<std::vector<void*>>(pcs, pcs + n);
     }
-    if (e.origin->empty() && !e.pcs) return;
-    std::lock_guard<std::mutex> lock(m);
-    if (nodes.size() < (size_t(1) << 22)) nodes[reinterpret_cast<uintptr_t>(g->node)] = std::move(e);
+    if (e.origin->empty() && !e.pcs) return forget(g->node);
+    e.graph = g->graph;
+    record(g->node, std::move(e));
   }
 
   void cloned(const CUpti_GraphData* g) {
     if (!g->node || !g->originalNode || thread_state().copying) return;
-    std::lock_guard<std::mutex> lock(m);
+    std::unique_lock<std::mutex> lock(m);
     auto it = nodes.find(reinterpret_cast<uintptr_t>(g->originalNode));
-    if (it != nodes.end()) {
-      Entry e = it->second;
-      nodes[reinterpret_cast<uintptr_t>(g->node)] = e;
+    if (it == nodes.end()) {
+      lock.unlock();
+      return forget(g->node);
     }
+    Entry e = it->second;
+    e.graph = g->graph;
+    lock.unlock();
+    record(g->node, std::move(e));
   }
 
-  void destroyed(const CUpti_GraphData* g) {
-    if (thread_state().copying) return;
+  // Entries go with their graph (CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING,
+  // one callback a graph), not with each node: the node-destroy callbacks,
+  // three a node in a PyTorch capture (its template, instantiation's copy,
+  // the exec graph), are not enabled. A node destroyed alone leaves its
+  // entry until its graph goes; a new node at its address replaces it
+  // (created, cloned: each node a walk can meet is made by a capture, a
+  // graph-add call or a clone).
+  std::unordered_map<const void*, std::vector<uint64_t>> by_graph;  // under m
+
+  void record(const void* node, Entry e) {
+    const auto h = reinterpret_cast<uintptr_t>(node);
+    const void* graph = e.graph;
     std::lock_guard<std::mutex> lock(m);
-    nodes.erase(reinterpret_cast<uintptr_t>(g->node));
+    if (nodes.size() >= (size_t(1) << 22)) return;
+    nodes[h] = std::move(e);
+    if (graph) by_graph[graph].push_back(h);
+  }
+
+  void forget(const void* node) {
+    std::lock_guard<std::mutex> lock(m);
+    if (!nodes.empty()) nodes.erase(reinterpret_cast<uintptr_t>(node));
+  }
+
+  void graph_destroyed(const CUpti_GraphData* g) {
+    if (!g->graph) return;
+    std::lock_guard<std::mutex> lock(m);
+    auto it = by_graph.find(g->graph);
+    if (it == by_graph.end()) return;
+    for (uint64_t h : it->second) {
+      auto n = nodes.find(h);
+      if (n != nodes.end() && n->second.graph == g->graph) nodes.erase(n);
+    }
+    by_graph.erase(it);
   }
 
   // The first return address outside CUDA, CUPTI, graphscope and the C and
@@ -1630,7 +1681,7 @@ bool OriginRecorder::enable(CUpti_SubscriberHandle s) {
       ok = cuptiEnableCallback(1, s, domain, CUpti_CallbackId(id)) == CUPTI_SUCCESS;
   }
   for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
-                              CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING})
+                              CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING})
     ok = ok && cuptiEnableCallback(1, s, CUPTI_CB_DOMAIN_RESOURCE, id) == CUPTI_SUCCESS;
   // NVTX callbacks come only when NVTX was pointed at CUPTI; not an error.
   (void)cuptiEnableDomain(1, s, CUPTI_CB_DOMAIN_NVTX);
@@ -1677,7 +1728,7 @@ void OriginRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId c
         if (!g) break;
         if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED) impl_->created(g);
         else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) impl_->cloned(g);
-        else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING) impl_->destroyed(g);
+        else if (cbid == CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING) impl_->graph_destroyed(g);
         break;
       }
       default:
