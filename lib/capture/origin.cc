@@ -384,7 +384,7 @@ struct ModuleInfo {
   std::string type_name;
   uint32_t serial = 0;
   uint32_t checked = 0;  // the capture it was last checked in
-  uint32_t used = 0;     // the capture a read last used it in (precheck)
+  uint32_t used = 0;     // PyCache::begun when a read last used it (precheck)
 };
 
 // A module's name under the module that called it: a path through the
@@ -423,6 +423,7 @@ struct PyCache {
   PyObj* modules_name = nullptr;  // "_modules", interned, held
   bool looked_for_torch = false;
   uint32_t capture = 1;  // counted at each capture's beginning and each instantiation (next_graph)
+  uint32_t begun = 1;    // counted at each capture's beginning (precheck)
   uint32_t next_serial = 1;
   uint32_t epoch = 0;  // bumped when a child's name changed
   int raw_checks_left = 32;  // reads still to be made both ways (read_python)
@@ -586,7 +587,7 @@ ModuleInfo& module_info(const Python& py, PyCache& c, PyObj* mo) {
 const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint32_t parent_serial, PyObj* child,
                               uint32_t child_serial, const std::string& child_type) {
   ChildName& n = c.child_name[uint64_t(parent_serial) << 32 | child_serial];
-  n.used = c.capture;
+  n.used = c.begun;
   n.parent = parent;
   n.child = child;
   if (n.checked == c.capture) return n.rel;
@@ -611,12 +612,13 @@ const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint3
 
 // At a capture's beginning, with the GIL (an API callback's exit, where
 // the driver holds no lock of its own): the modules and names that reads
-// used in the last two captures are checked for this one, as module_info
-// and child_name check them at their first use, so that the reads made
-// inside the driver, which cannot take the GIL, find them checked.
+// used since the last capture began (on any thread) are checked for this
+// one, as module_info and child_name check them at their first use, so
+// that the reads made inside the driver, which cannot take the GIL, find
+// them checked.
 void precheck(const Python& py, PyCache& c) {
+  const uint32_t since = c.begun++;
   if (!py.frames) return;  // no read is made without the GIL then
-  const uint32_t since = c.capture > 2 ? c.capture - 2 : 0;
   c.modules.each([&](const void* k, ModuleInfo& mi) {
     PyObj* mo = const_cast<PyObj*>(k);
     if (mi.used < since || mi.checked == c.capture || !mi.ref || !py.refers_to(mi.ref, mo)) return;
@@ -862,7 +864,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
       if (!gil || std::strcmp(Python::type_name_of(mi->type), mi->type_name.c_str()) != 0) return nullptr;
       mi->checked = c.capture;
     }
-    mi->used = c.capture;
+    mi->used = c.begun;
     serials[i] = mi->serial;
     if (i > 0) {
       auto n = c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i]);
@@ -876,7 +878,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
         if (!same) return nullptr;
         n->second.checked = c.capture;
       }
-      n->second.used = c.capture;
+      n->second.used = c.begun;
     }
   }
   return made_origin(c, origin_key(c, s, serials));
@@ -940,7 +942,7 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
     std::vector<const std::string*> types(modules.size()), rels(modules.size());
     for (size_t i = 0; i < modules.size(); ++i) {
       ModuleInfo& mi = module_info(py, c, modules[i]);
-      mi.used = c.capture;
+      mi.used = c.begun;
       serials[i] = mi.serial;
     }
     for (size_t i = 0; i < modules.size(); ++i) {
