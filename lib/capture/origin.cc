@@ -41,7 +41,7 @@ struct Python {
   int (*IsFinalizing)() = nullptr;
   void* (*ThisThreadState)() = nullptr;
   void* (*CurrentThreadState)() = nullptr;  // the thread state holding the GIL where this thread holds it
-  void* (*SaveThread)() = nullptr;          // the proxy's (ProxyReader)
+  void* (*SaveThread)() = nullptr;          // the proxy's (Impl::proxy_loop)
   void (*RestoreThread)(void*) = nullptr;
   PyObj* (*ThreadFrame)(void*) = nullptr;   // PyThreadState_GetFrame: a new reference
   int (*Ensure)() = nullptr;
@@ -257,8 +257,8 @@ bool framework_file(const std::string& f) {
 }
 
 thread_local bool g_uncached = false;  // OriginRecorder::uncached_for_tests: this thread's reads
-// The thread state whose stack this thread reads (ProxyReader, for a
-// thread that cannot take the GIL itself); null: its own.
+// The thread state whose stack this thread reads (the proxy's, for a
+// thread that cannot take the GIL itself: Impl::proxy_loop); null: its own.
 thread_local void* g_target = nullptr;
 std::atomic<uint64_t> g_reads_cached{0}, g_reads_full{0}, g_reads_proxied{0},
     g_reads_late{0};  // OriginRecorder::read_counts
@@ -1213,7 +1213,7 @@ struct OriginRecorder::Impl {
   // inside the driver (a node-created callback), where waiting for the GIL
   // without a bound could deadlock against a thread that holds it and
   // waits for the driver: a thread that holds the GIL already reads in
-  // full, any other has the proxy read for it (ProxyReader), or gives up.
+  // full, any other has the proxy read for it (proxy_read), or gives up.
   enum class Read { none, at_entry, in_driver };
 
   // This thread's origin now: NVTX ranges, and the Python stack as `how`
