@@ -79,6 +79,10 @@ uint64_t gs_reads(int which) {
   return which == 0 ? r.cached : which == 1 ? r.full : which == 2 ? r.proxied : r.late;
 }
 
+// The proxy counts as unavailable: launches without the GIL turn on reads
+// at the entry of launches (OriginRecorder::proxy_off_for_tests).
+void gs_proxy_off() { OriginRecorder::instance().proxy_off_for_tests(); }
+
 // How long a launch without the GIL waits for the proxy (ms).
 void gs_proxy_wait(int ms) { OriginRecorder::instance().proxy_wait_for_tests(ms); }
 

@@ -27,7 +27,9 @@ the freed one's address), a layer's class changed, the ModuleList replaced,
 that class renamed in place.
 With --threads N, N threads do that at once, each with its own model, and
 launch with the GIL let go, so that reads without the GIL run while other
-threads run Python.
+threads run Python. With --no-proxy besides, the recorder's proxy counts as
+unavailable (as in a Python without what it needs): the reads at the entry
+of launches that take over are checked the same way.
 """
 import argparse
 import ctypes
@@ -268,6 +270,8 @@ def main():
     ap.add_argument("--forwards", type=int, default=5)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--no-proxy", action="store_true",
+                    help="with --threads: the proxy counts as unavailable (reads at the entry of launches)")
     a = ap.parse_args()
     os.environ["GS_PY_ORIGINS_LIB"] = os.path.abspath(a.lib)
     tmp = tempfile.mkdtemp(prefix="gs_py_origins.")
@@ -307,6 +311,14 @@ def run(a, tmp):
         # A loaded test machine may keep the proxy from the GIL longer than
         # a launch waits for it outside the tests.
         lib.gs_proxy_wait(5000)
+        if a.no_proxy:
+            # As in a Python without what the proxy needs: the first launch
+            # without the GIL goes without its stack and turns on reads at
+            # the entry of launches, which the checked captures then use.
+            lib.gs_proxy_off()
+            lib.gs_begin_capture()
+            nogil.gs_launch()
+            lib.gs_end_capture()
 
         def work(k):
             for f in range(a.forwards):
@@ -338,9 +350,19 @@ def run(a, tmp):
     lib.gs_reads.restype = ctypes.c_uint64
     reads = [lib.gs_reads(k) for k in range(4)]
     print("reads: %d from the caches, %d in full, %d by the proxy, %d given up" % tuple(reads))
-    if lib.gs_reads_at_entry() or reads[3] or (a.threads > 1 and not reads[2]):
-        print("wrong: %s" % ("stacks are read at the entry of launches" if lib.gs_reads_at_entry() else
-                             "reads given up" if reads[3] else "no read by the proxy, with the GIL let go"))
+    at_entry = lib.gs_reads_at_entry()
+    print("reads at the entry of launches: %s" % ("on" if at_entry else "off"))
+    if a.no_proxy:
+        wrong = ("no-proxy needs --threads" if a.threads <= 1 else
+                 "the proxy read" if reads[2] else
+                 "stacks are not read at the entry of launches" if not at_entry else
+                 "no read in full at the entry" if not reads[1] else "")
+    else:
+        wrong = ("stacks are read at the entry of launches" if at_entry else
+                 "reads given up" if reads[3] else
+                 "no read by the proxy, with the GIL let go" if a.threads > 1 and not reads[2] else "")
+    if wrong:
+        print("wrong: " + wrong)
         return 1
     if a.check:
         failures = [p for p in F.pairs if p[0] != p[1] or not p[1]]

@@ -1293,7 +1293,7 @@ struct OriginRecorder::Impl {
     bool uncached = false, reuse = false;
     std::shared_ptr<Origin> o;
     std::shared_ptr<const Origin> result;
-    std::atomic<bool> started{false}, failed{false};
+    std::atomic<bool> started{false}, failed{false}, off{false};  // off: proxy_off_for_tests
     std::atomic<int> wait_ms{int(kProxyWait.count())};
 
     // Until state is `want` or the deadline: spinning a little first (a
@@ -1330,8 +1330,8 @@ struct OriginRecorder::Impl {
   Proxied proxy_read(const Python& py, const std::shared_ptr<Origin>& o, bool reuse,
                      std::shared_ptr<const Origin>& out) {
     using std::chrono::microseconds;
-    if (!py.SaveThread || !py.RestoreThread || !py.ThreadFrame) return Proxied::unavailable;
     ProxyJob& p = proxy;
+    if (!py.SaveThread || !py.RestoreThread || !py.ThreadFrame || p.off) return Proxied::unavailable;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.wait_ms.load());
     std::unique_lock<std::timed_mutex> asking(p.asking, deadline);
     if (!asking.owns_lock()) return Proxied::late;
@@ -1637,6 +1637,8 @@ void OriginRecorder::uncached_for_tests(bool on) { g_uncached = on; }
 void OriginRecorder::proxy_wait_for_tests(int milliseconds) {
   impl_->proxy.wait_ms = milliseconds;
 }
+
+void OriginRecorder::proxy_off_for_tests() { impl_->proxy.off = true; }
 
 bool OriginRecorder::reads_at_entry() const { return impl_->entry_reads.load(); }
 

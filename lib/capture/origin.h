@@ -79,6 +79,10 @@ class OriginRecorder {
   /// more).
   void proxy_wait_for_tests(int milliseconds);
 
+  /// Tests only: the proxy counts as unavailable (as in a Python without
+  /// what it needs), so that reads at the entry of launches take over.
+  void proxy_off_for_tests();
+
   /// Whether stacks are read at the entry of every call that makes a node
   /// (the proxy could not be used), not where nodes are made.
   bool reads_at_entry() const;
