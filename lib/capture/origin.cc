@@ -385,6 +385,12 @@ struct ModuleInfo {
   uint32_t serial = 0;
   uint32_t checked = 0;  // the capture it was last checked in
   uint32_t used = 0;     // PyCache::begun when a read last used it (precheck)
+  // Whether mo (alive) is still of this type under this name, the name read
+  // from the type itself (only where the object layout is known: a class
+  // made in Python keeps its __name__ there).
+  bool same_type(const PyObj* mo) const {
+    return Python::type_of(mo) == type && std::strcmp(Python::type_name_of(type), type_name.c_str()) == 0;
+  }
 };
 
 // A module's name under the module that called it: a path through the
@@ -557,9 +563,7 @@ ModuleInfo& module_info(const Python& py, PyCache& c, PyObj* mo) {
   // Checked before: the same object still, of the same type under the same
   // name, read from the type itself where its layout is known (a class
   // made in Python keeps its __name__ there).
-  if (known && py.frames && known->ref && Python::type_of(mo) == known->type &&
-      std::strcmp(Python::type_name_of(known->type), known->type_name.c_str()) == 0 &&
-      py.refers_to(known->ref, mo)) {
+  if (known && py.frames && known->ref && known->same_type(mo) && py.refers_to(known->ref, mo)) {
     known->checked = c.capture;
     return *known;
   }
@@ -622,8 +626,7 @@ void precheck(const Python& py, PyCache& c) {
   c.modules.each([&](const void* k, ModuleInfo& mi) {
     PyObj* mo = const_cast<PyObj*>(k);
     if (mi.used < since || mi.checked == c.capture || !mi.ref || !py.refers_to(mi.ref, mo)) return;
-    if (Python::type_of(mo) == mi.type && std::strcmp(Python::type_name_of(mi.type), mi.type_name.c_str()) == 0)
-      mi.checked = c.capture;
+    if (mi.same_type(mo)) mi.checked = c.capture;
   });
   for (auto& [key, n] : c.child_name) {
     if (n.used < since || n.checked == c.capture || !n.parent) continue;
@@ -861,7 +864,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
         *reinterpret_cast<PyObj* const*>(static_cast<const char*>(mi->ref) + 16) != s.modules[i])
       return nullptr;
     if (mi->checked != c.capture) {
-      if (!gil || std::strcmp(Python::type_name_of(mi->type), mi->type_name.c_str()) != 0) return nullptr;
+      if (!gil || !mi->same_type(s.modules[i])) return nullptr;
       mi->checked = c.capture;
     }
     mi->used = c.begun;
