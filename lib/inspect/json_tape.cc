@@ -95,10 +95,11 @@ struct TapeBuilder {
     throw_input(origin, "line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + why);
   }
 
-  uint32_t add(const JsonTape::Value& v) {
-    if (t.values_.size() >= UINT32_MAX - 1) fail(p, "too many values");
-    t.values_.push_back(v);
-    return uint32_t(t.values_.size() - 1);
+  uint32_t add(JsonTape::Kind kind, uint64_t data) {
+    if (t.kinds_.size() >= UINT32_MAX - 1) fail(p, "too many values");
+    t.kinds_.push_back(kind);
+    t.data_.push_back(data);
+    return uint32_t(t.kinds_.size() - 1);
   }
   void place(uint32_t v) {
     if (open.empty()) t.root_ = v;
@@ -112,7 +113,8 @@ struct TapeBuilder {
     const char* start = p;  // at the opening quote
     ++p;
     const char* run = p;
-    size_t off = t.arena_.size();
+    const size_t off = t.arena_.size();
+    bool escaped = false;
     for (;;) {
       // Fast scan of plain ASCII: eight bytes at a time, then byte by byte.
       while (end - p >= 8) {
@@ -134,7 +136,8 @@ struct TapeBuilder {
         p += n;
         continue;
       }
-      // A backslash escape.
+      // A backslash escape: the string is unescaped into the arena.
+      escaped = true;
       t.arena_.append(run, size_t(p - run));
       ++p;
       if (p == end) fail(start, "unterminated string");
@@ -176,15 +179,14 @@ struct TapeBuilder {
       }
       run = ++p;
     }
-    t.arena_.append(run, size_t(p - run));
+    const size_t at = size_t(run - text.data()), plain = size_t(p - run);
     ++p;  // closing quote
-    size_t len = t.arena_.size() - off;
+    // Where the text has it, unless escaped or beyond what 32 bits reach.
+    if (!escaped && at + plain < UINT32_MAX) return add(JsonTape::Kind::string, uint64_t(at) | uint64_t(plain) << 32);
+    t.arena_.append(run, plain);
+    const size_t len = t.arena_.size() - off;
     if (t.arena_.size() >= UINT32_MAX) fail(start, "strings larger than 4 GiB in all");
-    JsonTape::Value v;
-    v.kind = JsonTape::Kind::string;
-    v.s.off = uint32_t(off);
-    v.s.len = uint32_t(len);
-    return add(v);
+    return add(JsonTape::Kind(uint8_t(JsonTape::Kind::string) | JsonTape::kInArena), uint64_t(off) | uint64_t(len) << 32);
   }
 
   uint32_t number() {
@@ -214,37 +216,21 @@ struct TapeBuilder {
       if (p == end || !is_digit(*p)) fail(start, "bad number");
       while (p < end && is_digit(*p)) ++p;
     }
-    JsonTape::Value v;
     // Most numbers are integers of a few digits: taken as scanned.
     if (integral && short_integer) {
-      if (!neg) {
-        v.kind = JsonTape::Kind::unsigned_integer;
-        v.u = magnitude;
-        return add(v);
-      }
-      if (magnitude <= uint64_t(1) << 63) {
-        v.kind = JsonTape::Kind::integer;
-        v.i = int64_t(0 - magnitude);  // two's complement: -2^63 included
-        return add(v);
-      }
+      if (!neg) return add(JsonTape::Kind::unsigned_integer, magnitude);
+      // Two's complement: -2^63 included.
+      if (magnitude <= uint64_t(1) << 63) return add(JsonTape::Kind::integer, 0 - magnitude);
     }
     if (integral) {
       if (neg) {
         int64_t x;
         auto r = std::from_chars(start, p, x);
-        if (r.ec == std::errc() && r.ptr == p) {
-          v.kind = JsonTape::Kind::integer;
-          v.i = x;
-          return add(v);
-        }
+        if (r.ec == std::errc() && r.ptr == p) return add(JsonTape::Kind::integer, uint64_t(x));
       } else {
         uint64_t x;
         auto r = std::from_chars(start, p, x);
-        if (r.ec == std::errc() && r.ptr == p) {
-          v.kind = JsonTape::Kind::unsigned_integer;
-          v.u = x;
-          return add(v);
-        }
+        if (r.ec == std::errc() && r.ptr == p) return add(JsonTape::Kind::unsigned_integer, x);
       }
       // Out of 64-bit range: kept as a real number, as JSON readers do.
     }
@@ -258,43 +244,36 @@ struct TapeBuilder {
     }
     if (r.ec != std::errc()) fail(start, "bad number");
     if (r.ptr != p) fail(start, "bad number");
-    v.kind = JsonTape::Kind::real;
-    v.d = d;
-    return add(v);
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    return add(JsonTape::Kind::real, bits);
   }
 
   void literal(const char* word, JsonTape::Kind kind, bool b) {
     size_t n = std::strlen(word);
     if (size_t(end - p) < n || std::memcmp(p, word, n) != 0) fail(p, "unexpected character");
     p += n;
-    JsonTape::Value v;
-    v.kind = kind;
-    v.b = b;
-    place(add(v));
+    place(add(kind, b ? 1 : 0));
   }
 
   void close(bool object) {
     auto [idx, start] = open.back();
     open.pop_back();
-    auto& v = t.values_[idx];
     size_t n = scratch.size() - start;
-    v.first = uint32_t(t.children_.size());
-    v.count = uint32_t(object ? n / 2 : n);
+    t.data_[idx] = uint64_t(uint32_t(t.children_.size())) | uint64_t(uint32_t(object ? n / 2 : n)) << 32;
     t.children_.insert(t.children_.end(), scratch.begin() + start, scratch.end());
     scratch.resize(start);
   }
 
   void begin(JsonTape::Kind kind) {
     if (int(open.size()) >= max_depth) fail(p, "nested deeper than " + std::to_string(max_depth) + " levels");
-    JsonTape::Value v;
-    v.kind = kind;
-    uint32_t idx = add(v);
+    uint32_t idx = add(kind, 0);
     place(idx);
     open.emplace_back(idx, uint32_t(scratch.size()));
     ++p;
   }
 
-  bool in_object() const { return t.values_[open.back().first].kind == JsonTape::Kind::object; }
+  bool in_object() const { return t.kinds_[open.back().first] == JsonTape::Kind::object; }
 
   // Parses one value (scalars completely, containers only their opening).
   void value() {
@@ -358,7 +337,9 @@ JsonTape JsonTape::parse(std::string_view text, const std::string& origin, int m
 }
 
 void JsonTape::reparse(std::string_view text, const std::string& origin, int max_depth) {
-  values_.clear();
+  text_ = text;
+  kinds_.clear();
+  data_.clear();
   children_.clear();
   arena_.clear();
   root_ = 0;
@@ -366,16 +347,17 @@ void JsonTape::reparse(std::string_view text, const std::string& origin, int max
   // so the tape never grows by copying (reserved pages cost nothing until
   // used). Texts over 1 GiB (whole traces) keep the smaller reservation.
   const size_t per_value = text.size() < (size_t(1) << 30) ? 6 : 10;
-  values_.reserve(text.size() / per_value + 16);
+  kinds_.reserve(text.size() / per_value + 16);
+  data_.reserve(text.size() / per_value + 16);
   children_.reserve(text.size() / per_value + 16);
-  arena_.reserve(text.size() / 4 + 16);
+  arena_.reserve(4096);  // only escaped strings
   TapeBuilder b{*this, text, origin, max_depth, nullptr, nullptr, {}, {}, {}};
   b.run();
 }
 
 uint32_t JsonTape::find(uint32_t v, std::string_view k) const {
-  const auto& x = values_[v];
-  for (uint32_t i = 0; i < x.count; ++i)
+  const uint32_t count = uint32_t(data_[v] >> 32);
+  for (uint32_t i = 0; i < count; ++i)
     if (member_key(v, i) == k) return member_value(v, i);
   return UINT32_MAX;
 }
