@@ -2,7 +2,7 @@
 machine only): transformers' Llama built from a config (random weights, no
 download), captured into one CUDA graph and replayed.
 
-    python3 origins_app.py llama [--layers 8] [--captures 1] [--timing FILE] [--emit-nvtx]
+    python3 origins_app.py llama [--layers 8] [--captures 1] [--timing FILE] [--emit-nvtx] [--pause-after K]
     python3 origins_app.py compile [--layers 8]
 
 llama:    torch.cuda.graph around one decode-like forward; with --timing,
@@ -11,7 +11,7 @@ llama:    torch.cuda.graph around one decode-like forward; with --timing,
           ends) of each of the --captures graphs (each a new CUDAGraph of
           the same forward, as a server captures one per batch size) as
           JSON; with --emit-nvtx, captures under
-          torch.autograd.profiler.emit_nvtx (aten:: NVTX ranges).
+          torch.autograd.profiler.emit_nvtx (aten:: NVTX ranges); --pause-after K sleeps 1 s after capture K.
 compile:  the same model under torch.compile(mode="reduce-overhead"), run
           until its CUDA graphs are recorded and replayed.
 """
@@ -37,7 +37,7 @@ def main():
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--timing")
     ap.add_argument("--captures", type=int, default=1)
-    ap.add_argument("--emit-nvtx", action="store_true")
+    ap.add_argument("--emit-nvtx", action="store_true"); ap.add_argument("--pause-after", type=int, default=0)  # noqa: E702
     a = ap.parse_args()
     model = build(a.layers)
     ids = torch.randint(0, 2000, (1, 32), device="cuda")
@@ -59,7 +59,7 @@ def main():
         torch.cuda.current_stream().wait_stream(s)
         torch.cuda.synchronize()
         graphs, seconds, phases = [], [], []
-        for _ in range(a.captures):
+        for i in range(a.captures):
             g = torch.cuda.CUDAGraph()
             t0 = time.perf_counter()
             if a.emit_nvtx:
@@ -76,6 +76,10 @@ def main():
             torch.cuda.synchronize()
             seconds.append(time.perf_counter() - t0)
             graphs.append(g)
+            if i + 1 == a.pause_after:
+                # A second's pause (bench/origins_paired.sh: graphscope, at
+                # --max-graphs, lets go of CUPTI on its writer thread meanwhile).
+                time.sleep(1.0)
         for g in graphs:
             for _ in range(5):
                 g.replay()
