@@ -22,30 +22,33 @@ std::string_view to_string(CopyKind k);
 
 /// One device activity. Times are nanoseconds on the trace's clock.
 struct Activity {
-  ActivityKind kind = ActivityKind::other;
-  CopyKind copy = CopyKind::none;
-  uint32_t name = 0;  // index into Trace::names
+  // Eight-byte members first, then four, then one: 104 bytes, not 120 (a
+  // 1M-record trace is read into fresh pages, which the development machine
+  // zeroes slowly).
   uint64_t start_ns = 0, end_ns = 0;
+  uint64_t bytes = 0;  // memcpy/memset size, when known
+  // Graph ids of records from graph replays: graph_id is the exec graph's
+  // id, graph_node_id = (exec graph id << 32) | local node id.
+  std::optional<uint64_t> graph_node_id;
+  std::optional<uint32_t> graph_id;
+  uint32_t name = 0;  // index into Trace::names
   uint32_t device = 0;
   uint32_t stream = 0;
   // Hardware channel (CUPTI 12.2+): type 1 compute, 2 async memcpy; 0 when
   // the record has none (then lanes fall back to the stream).
   uint32_t channel_id = 0;
-  uint8_t channel_type = 0;
   uint32_t correlation = 0;  // of the API call that launched it (the graph launch)
-  // Graph ids of records from graph replays: graph_id is the exec graph's
-  // id, graph_node_id = (exec graph id << 32) | local node id.
-  std::optional<uint32_t> graph_id;
-  std::optional<uint64_t> graph_node_id;
-  uint64_t bytes = 0;  // memcpy/memset size, when known
   // Kernels: the launch geometry (zeros when the record has none) and the
   // shared memory per block in bytes, static and dynamic together, as CUPTI
   // and Kineto report it (has_shared false when the record has none).
   uint32_t grid[3] = {0, 0, 0};
   uint32_t block[3] = {0, 0, 0};
   uint32_t shared_bytes = 0;
-  bool has_shared = false;
   uint32_t context = 0;  // CUDA context id, when known
+  ActivityKind kind = ActivityKind::other;
+  CopyKind copy = CopyKind::none;
+  uint8_t channel_type = 0;
+  bool has_shared = false;
 
   bool has_geometry() const { return grid[0] != 0 && block[0] != 0; }
 };
