@@ -142,3 +142,33 @@ TEST_CASE("object lookup finds members and reports absence") {
   CHECK(t.str(t.element(b, 1)) == "x");
   CHECK(t.find(t.root(), "c") == UINT32_MAX);
 }
+
+TEST_CASE("strings without escapes stay in the text, escaped ones are unescaped apart") {
+  const std::string text = R"({"pl\u0061in": "a\tb", "k": ["x", "y\"z", "", "w"], "\\": "end"})";
+  JsonTape t = JsonTape::parse(text, "s");
+  const uint32_t root = t.root();
+  REQUIRE(t.at(root).count == 3);
+  CHECK(t.member_key(root, 0) == "plain");
+  CHECK(t.str(t.member_value(root, 0)) == "a\tb");
+  CHECK(t.at(t.member_value(root, 0)).kind == JsonTape::Kind::string);
+  CHECK(t.member_key(root, 2) == "\\");
+  const uint32_t k = t.find(root, "k");
+  REQUIRE(k != UINT32_MAX);
+  std::vector<std::string> got;
+  for (uint32_t i = 0; i < t.at(k).count; ++i) {
+    CHECK(t.at(t.element(k, i)).kind == JsonTape::Kind::string);
+    got.emplace_back(t.str(t.element(k, i)));
+  }
+  CHECK(got == std::vector<std::string>{"x", "y\"z", "", "w"});
+  // A plain string is a view of the text itself.
+  const std::string_view x = t.str(t.element(k, 0)), w = t.str(t.element(k, 3));
+  CHECK(x.data() == text.data() + text.find("\"x\"") + 1);
+  CHECK(w.data() == text.data() + text.find("\"w\"") + 1);
+  CHECK(t.str(t.find(root, "\\")) == "end");
+  // The same tape again on another text: nothing of the first is left.
+  const std::string other = R"(["\n", "b"])";
+  t.reparse(other, "o");
+  CHECK(t.str(t.element(t.root(), 0)) == "\n");
+  CHECK(t.str(t.element(t.root(), 1)) == "b");
+  CHECK(t.to_json(t.root()) == R"(["\n","b"])");
+}
