@@ -1,8 +1,9 @@
 // A compact, read-only JSON value tree ("tape") filled by our own strict
 // parser: flat arrays of values (a kind byte and an 8-byte payload each),
-// children stored contiguously, strings in one arena. Much faster and smaller
-// than a DOM of maps for large documents, and every lookup error can name the
-// JSON path at fault.
+// children stored contiguously, strings where the text has them (escaped
+// ones unescaped into one arena). Much faster and smaller than a DOM of maps
+// for large documents, and every lookup error can name the JSON path at
+// fault.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,7 @@ class JsonTape {
       double d;
       struct {
         uint32_t off, len;
-      } s;            // string: arena slice
+      } s;            // string: offset (in the text, or in the arena when escaped) and length
       uint32_t first;  // array/object: index into children (objects: key, value index pairs)
     };
     Value() : u(0) {}
