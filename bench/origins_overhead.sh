@@ -81,9 +81,18 @@ def pct(v, q):
     v = sorted(v)
     return v[min(len(v) - 1, int(q * (len(v) - 1) + 0.5))]
 pooled = {c: [t for p in per[c] for t in p[1:]] for c, _ in configs}
+# The forward as captured (where origins read stacks) and the exit (end of
+# capture, instantiation, graphscope's walk), pooled the same way.
+phase = {c: [ph for k in range(runs) for ph in json.load(open("%s/%s.%d.json" % (out, c, k + 1))).get("phases_s", [])[1:]]
+         for c, _ in configs}
 for c, label in configs:
     p10, p25 = pct(pooled[c], 0.10), pct(pooled[c], 0.25)
-    print("%-28s pooled captures: 10th percentile %6.2f ms, ratio %.2fx; 25th %6.2f ms, ratio %.2fx" %
-          (label, p10, p10 / pct(pooled["plain"], 0.10), p25, p25 / pct(pooled["plain"], 0.25)))
+    parts = ""
+    if phase[c] and phase["plain"]:
+        f, x = [pct([ph[i] * 1e3 for ph in phase[c]], 0.10) for i in (1, 2)]
+        f0, x0 = [pct([ph[i] * 1e3 for ph in phase["plain"]], 0.10) for i in (1, 2)]
+        parts = "; 10th percentiles of the forward %.2f ms (%+.2f), the exit %.2f ms (%+.2f)" % (f, f - f0, x, x - x0)
+    print("%-28s pooled captures: 10th percentile %6.2f ms, ratio %.2fx; 25th %6.2f ms, ratio %.2fx%s" %
+          (label, p10, p10 / pct(pooled["plain"], 0.10), p25, p25 / pct(pooled["plain"], 0.25), parts))
 PY
 rm -rf "$out"
