@@ -170,5 +170,5 @@ TEST_CASE("strings without escapes stay in the text, escaped ones are unescaped 
   t.reparse(other, "o");
   CHECK(t.str(t.element(t.root(), 0)) == "\n");
   CHECK(t.str(t.element(t.root(), 1)) == "b");
-  CHECK(t.to_json(t.root()) == R"(["\n","b"])");
+  CHECK(t.to_json(t.root()) == R"(["\n", "b"])");
 }
