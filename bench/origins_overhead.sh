@@ -8,7 +8,9 @@
 # server captures one per batch size), in one call on the GPU machine.
 # Prints every process's times, then per configuration the median over all
 # captures, min-max, the median of each process, and the ratios to the anchor;
-# then the fastest process of each configuration against the anchor's.
+# then the fastest process of each configuration against the anchor's, and
+# the 10th and 25th percentiles of all captures pooled (with those of the
+# forward and the exit).
 # With GS_BENCH_BASELINE_INJECT set to another build's injection library, a
 # fourth configuration, origins on with that library, is interleaved too
 # (a change side by side with the code before it, in one call).
