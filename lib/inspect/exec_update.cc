@@ -16,18 +16,24 @@ bool same_kernel(const Node& a, const Node& b) {
          x.cluster.has_value() == y.cluster.has_value() && (!x.cluster || *x.cluster == *y.cluster);
 }
 
-bool same_memset(const std::optional<MemsetInfo>& a, const std::optional<MemsetInfo>& b) {
+// A and B: std::optional<MemsetInfo> or Node's Boxed<MemsetInfo>, compared without copies.
+template <class A, class B>
+bool same_memset(const A& a, const B& b) {
   if (a.has_value() != b.has_value()) return false;
   return !a || (a->value == b->value && a->element_size == b->element_size && a->width == b->width &&
                 a->height == b->height && a->bytes == b->bytes && a->dst == b->dst);
 }
 
-bool same_memcpy(const std::optional<MemcpyInfo>& a, const std::optional<MemcpyInfo>& b) {
+// A and B: std::optional<MemcpyInfo> or Node's Boxed<MemcpyInfo>, compared without copies.
+template <class A, class B>
+bool same_memcpy(const A& a, const B& b) {
   if (a.has_value() != b.has_value()) return false;
   return !a || (a->kind == b->kind && a->bytes == b->bytes && a->src == b->src && a->dst == b->dst);
 }
 
-bool same_host(const std::optional<HostInfo>& a, const std::optional<HostInfo>& b) {
+// A and B: std::optional<HostInfo> or Node's Boxed<HostInfo>, compared without copies.
+template <class A, class B>
+bool same_host(const A& a, const B& b) {
   if (a.has_value() != b.has_value()) return false;
   return !a || (a->fn == b->fn && a->user_data == b->user_data);
 }

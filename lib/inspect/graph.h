@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace graphscope {
@@ -43,6 +44,60 @@ bool parse_node_type(std::string_view s, NodeType* out);
 enum class EdgeType : uint8_t { standard, programmatic, launch_completion };
 std::string_view to_string(EdgeType t);
 bool parse_edge_type(std::string_view s, EdgeType* out);
+
+/// An optional value kept on the heap: what std::optional offers nodes
+/// (has_value, ->, *, =, emplace, reset, ==), in the size of a pointer. For
+/// the members most nodes leave empty: inline, a memcpy's, memset's, host
+/// function's and allocation's details made every node 216 bytes larger,
+/// and large graphs are read into fresh pages (BENCHMARKS.md, 2026-11-26).
+template <class T>
+class Boxed {
+ public:
+  Boxed() = default;
+  Boxed(std::nullopt_t) {}
+  Boxed(const T& v) : p_(std::make_unique<T>(v)) {}
+  Boxed(T&& v) : p_(std::make_unique<T>(std::move(v))) {}
+  Boxed(const std::optional<T>& v) : p_(v ? std::make_unique<T>(*v) : nullptr) {}
+  Boxed(const Boxed& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  Boxed(Boxed&&) noexcept = default;
+  Boxed& operator=(const Boxed& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  Boxed& operator=(Boxed&&) noexcept = default;
+  Boxed& operator=(std::nullopt_t) {
+    p_.reset();
+    return *this;
+  }
+  Boxed& operator=(const T& v) { return *this = Boxed(v); }
+  Boxed& operator=(T&& v) { return *this = Boxed(std::move(v)); }
+  Boxed& operator=(const std::optional<T>& v) { return *this = Boxed(v); }
+
+  bool has_value() const { return p_ != nullptr; }
+  explicit operator bool() const { return has_value(); }
+  T* operator->() { return p_.get(); }
+  const T* operator->() const { return p_.get(); }
+  T& operator*() { return *p_; }
+  const T& operator*() const { return *p_; }
+  const T& value() const {
+    if (!p_) throw std::bad_optional_access();
+    return *p_;
+  }
+  template <class... A>
+  T& emplace(A&&... a) {
+    p_ = std::make_unique<T>(std::forward<A>(a)...);
+    return *p_;
+  }
+  void reset() { p_.reset(); }
+
+  friend bool operator==(const Boxed& a, const Boxed& b) {
+    return a.has_value() == b.has_value() && (!a.has_value() || *a == *b);
+  }
+  friend bool operator!=(const Boxed& a, const Boxed& b) { return !(a == b); }
+
+ private:
+  std::unique_ptr<T> p_;
+};
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
@@ -164,10 +219,11 @@ struct Node {
   std::vector<Dependency> dependencies;
   std::vector<uint32_t> dependents;
   std::optional<KernelInfo> kernel;
-  std::optional<MemcpyInfo> memcpy;
-  std::optional<MemsetInfo> memset;
-  std::optional<HostInfo> host;
-  std::optional<MemAllocInfo> mem_alloc;
+  // Most nodes have none of these four: boxed, not inline.
+  Boxed<MemcpyInfo> memcpy;
+  Boxed<MemsetInfo> memset;
+  Boxed<HostInfo> host;
+  Boxed<MemAllocInfo> mem_alloc;
   std::optional<uint64_t> mem_free_dptr;
   // Conditional nodes: "if", "while" or "switch", the handle, and one body
   // per branch in `bodies`. Child graph nodes: exactly one body.

@@ -75,7 +75,7 @@ TEST_CASE("memset, event and enabled setters; calls the document cannot show say
   NodeUpdate m;
   m.call = "cuGraphExecMemsetNodeSetParams";
   m.type = NodeType::memset;
-  m.memset = d.root.nodes[0].memset;
+  m.memset = *d.root.nodes[0].memset;
   CHECK(apply_node_update(d, 0, m, &why) == UpdateEffect::unchanged);
   m.memset->value = 10;
   CHECK(apply_node_update(d, 0, m, &why) == UpdateEffect::changed);
