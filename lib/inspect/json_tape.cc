@@ -182,11 +182,13 @@ struct TapeBuilder {
     const size_t at = size_t(run - text.data()), plain = size_t(p - run);
     ++p;  // closing quote
     // Where the text has it, unless escaped or beyond what 32 bits reach.
-    if (!escaped && at + plain < UINT32_MAX) return add(JsonTape::Kind::string, uint64_t(at) | uint64_t(plain) << 32);
+    if (!escaped && at + plain < UINT32_MAX)
+      return add(JsonTape::Kind::string, uint64_t(at) | uint64_t(plain) << 32);
     t.arena_.append(run, plain);
     const size_t len = t.arena_.size() - off;
     if (t.arena_.size() >= UINT32_MAX) fail(start, "strings larger than 4 GiB in all");
-    return add(JsonTape::Kind(uint8_t(JsonTape::Kind::string) | JsonTape::kInArena), uint64_t(off) | uint64_t(len) << 32);
+    const auto in_arena = JsonTape::Kind(uint8_t(JsonTape::Kind::string) | JsonTape::kInArena);
+    return add(in_arena, uint64_t(off) | uint64_t(len) << 32);
   }
 
   uint32_t number() {
