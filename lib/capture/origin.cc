@@ -215,6 +215,53 @@ const Python& python() {
   return p;
 }
 
+// Scoped states of the interpreter, undone in reverse order when the scope
+// ends, also when what runs inside throws (a GIL kept by mistake would
+// stop the application).
+// The GIL, taken the way a C extension takes it back.
+class HeldGil {
+ public:
+  explicit HeldGil(const Python& py) : py_(py), state_(py.Ensure()) {}
+  ~HeldGil() { py_.Release(state_); }
+  HeldGil(const HeldGil&) = delete;
+  HeldGil& operator=(const HeldGil&) = delete;
+
+ private:
+  const Python& py_;
+  int state_;
+};
+
+// The thread's pending exception, if any, put aside and put back (with the
+// GIL held).
+class KeptError {
+ public:
+  explicit KeptError(const Python& py) : py_(py) { py_.ErrFetch(&type_, &value_, &trace_); }
+  ~KeptError() { py_.ErrRestore(type_, value_, trace_); }
+  KeptError(const KeptError&) = delete;
+  KeptError& operator=(const KeptError&) = delete;
+
+ private:
+  const Python& py_;
+  PyObj *type_ = nullptr, *value_ = nullptr, *trace_ = nullptr;
+};
+
+// No garbage collection (a finalizer must not run while a stack is read),
+// where the Python has PyGC_Disable.
+class NoCollection {
+ public:
+  explicit NoCollection(const Python& py)
+      : py_(py), was_on_(py.GcDisable && py.GcEnable && py.GcDisable() == 1) {}
+  ~NoCollection() {
+    if (was_on_) py_.GcEnable();
+  }
+  NoCollection(const NoCollection&) = delete;
+  NoCollection& operator=(const NoCollection&) = delete;
+
+ private:
+  const Python& py_;
+  bool was_on_;
+};
+
 std::string utf8(const Python& py, PyObj* s) {
   if (!s) return "";
   const char* c = py.Utf8(s);
@@ -874,10 +921,11 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
       if (n == c.child_name.end()) return nullptr;
       if (n->second.checked != c.capture) {
         if (!gil) return nullptr;
-        PyObj *et, *ev, *tb;  // the thread's pending exception, if any, is kept
-        py.ErrFetch(&et, &ev, &tb);
-        const bool same = still_child(py, c, s.modules[i - 1], s.modules[i], n->second.parts);
-        py.ErrRestore(et, ev, tb);
+        bool same;
+        {
+          KeptError kept(py);
+          same = still_child(py, c, s.modules[i - 1], s.modules[i], n->second.parts);
+        }
         if (!same) return nullptr;
         n->second.checked = c.capture;
       }
@@ -895,11 +943,9 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
 std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std::mutex& m,
                                           const std::shared_ptr<Origin>& o, bool reuse) {
   std::shared_ptr<const Origin> reused;
-  int gil = py.Ensure();
-  PyObj *et, *ev, *tb;
-  py.ErrFetch(&et, &ev, &tb);
-  // No collection while the stack is read: a finalizer must not run here.
-  const bool gc_was_on = py.GcDisable && py.GcEnable && py.GcDisable() == 1;
+  HeldGil gil(py);
+  KeptError kept(py);
+  NoCollection no_gc(py);
   {
     std::lock_guard<std::mutex> lock(m);  // the cache; the GIL already orders Python threads
     // The long way, for tests: nothing learnt before is used.
@@ -968,9 +1014,6 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
     if (reuse && !reused) c.origins[hash] = {c.key, o, c.epoch};
     if (long_way) c.clear(py);
   }
-  if (gc_was_on) py.GcEnable();
-  py.ErrRestore(et, ev, tb);
-  py.Release(gil);
   return reused;
 }
 
@@ -1495,15 +1538,10 @@ struct OriginRecorder::Impl {
       }
       const Python& py = python();
       if (py.ready() && py.frames) {
-        const int gil = py.Ensure();
-        PyObj *et, *ev, *tb;
-        py.ErrFetch(&et, &ev, &tb);
-        {
-          std::lock_guard<std::mutex> lock(py_m);
-          precheck(py, py_cache);
-        }
-        py.ErrRestore(et, ev, tb);
-        py.Release(gil);
+        HeldGil gil(py);
+        KeptError kept(py);
+        std::lock_guard<std::mutex> lock(py_m);
+        precheck(py, py_cache);
       }
     }
   }
