@@ -1683,6 +1683,8 @@ void OriginRecorder::proxy_off_for_tests() { impl_->proxy.off = true; }
 
 bool OriginRecorder::reads_at_entry() const { return impl_->entry_reads.load(); }
 
+bool OriginRecorder::copying() const { return thread_state().copying; }
+
 OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
   return {g_reads_cached.load(std::memory_order_relaxed), g_reads_full.load(std::memory_order_relaxed),
           g_reads_proxied.load(std::memory_order_relaxed), g_reads_late.load(std::memory_order_relaxed)};

@@ -87,6 +87,11 @@ class OriginRecorder {
   /// (the proxy could not be used), not where nodes are made.
   bool reads_at_entry() const;
 
+  /// Whether this thread is inside a call whose new nodes are copies that
+  /// need no origin (instantiation, an exec graph's destruction):
+  /// GRAPHSCOPE_DEBUG_TIMES counts their callbacks apart.
+  bool copying() const;
+
   /// Python stack reads so far: those answered from the caches without the
   /// GIL, those made in full by the reading thread, those made in full by
   /// the proxy for a thread inside the driver without the GIL, and those
