@@ -450,6 +450,27 @@ struct ChildName {
   const PyObj *parent = nullptr, *child = nullptr;  // the modules (not held: their ModuleInfo says if alive)
 };
 
+// What a read takes from the stack: the innermost user frames and the
+// modules whose forward is running (innermost first, each held).
+struct PyStack {
+  struct UserFrame {
+    PyObj* code;
+    uint32_t line;
+    bool operator==(const UserFrame& o) const { return code == o.code && line == o.line; }
+  } user[3];
+  size_t users = 0;
+  std::vector<PyObj*> modules;
+  bool held = true;  // a reference to each module is held
+  bool operator==(const PyStack& o) const {
+    return users == o.users && std::equal(user, user + users, o.user) && modules == o.modules;
+  }
+  void release(const Python& py) {
+    if (held)
+      for (PyObj* mo : modules) py.DecRef(mo);
+    modules.clear();
+  }
+};
+
 struct CachedOrigin {
   std::vector<uint64_t> key;
   std::shared_ptr<const Origin> origin;
@@ -471,6 +492,8 @@ struct PyCache {
   std::unordered_map<uint64_t, ChildName> child_name;  // parent serial << 32 | child serial
   std::unordered_map<uint64_t, CachedOrigin> origins;  // by hash of the key
   std::vector<uint64_t> key;                           // reused
+  PyStack stack;                                       // reused by read_python_cached (modules not held)
+  std::vector<uint32_t> serials;                       // reused by read_python_cached
   PyObj* module_class = nullptr;  // torch.nn.Module, held
   PyObj* self_name = nullptr;     // "self", held
   PyObj* modules_name = nullptr;  // "_modules", interned, held
@@ -688,27 +711,6 @@ void precheck(const Python& py, PyCache& c) {
 
 std::string join_name(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
 
-// What a read takes from the stack: the innermost user frames and the
-// modules whose forward is running (innermost first, each held).
-struct PyStack {
-  struct UserFrame {
-    PyObj* code;
-    uint32_t line;
-    bool operator==(const UserFrame& o) const { return code == o.code && line == o.line; }
-  } user[3];
-  size_t users = 0;
-  std::vector<PyObj*> modules;
-  bool held = true;  // a reference to each module is held
-  bool operator==(const PyStack& o) const {
-    return users == o.users && std::equal(user, user + users, o.user) && modules == o.modules;
-  }
-  void release(const Python& py) {
-    if (held)
-      for (PyObj* mo : modules) py.DecRef(mo);
-    modules.clear();
-  }
-};
-
 // A code object's facts that every frame of a read needs, kept beside its
 // key (a frame of the framework that runs no forward costs one lookup).
 constexpr uint32_t kFramework = 1, kForward = 2;
@@ -808,15 +810,18 @@ const char* current_frame(const Python& py) {
 // The same read straight from the interpreter's frames (Python::frames):
 // no frame object is made, no reference taken but the modules'. With
 // `gil` false it calls nothing of Python's and takes no reference: it
-// gives up (false) at the first fact not already in the cache. False (s
-// untouched) also where a frame needs the API.
-bool raw_walk(const Python& py, PyCache& c, PyStack& s, bool gil) {
+// gives up (false) at the first fact not already in the cache. False (out
+// left empty) also where a frame needs the API. out is cleared first (its
+// modules released if held): a reader reuses one to allocate nothing.
+bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil) {
   const Python::FrameLayout& L = *py.frames;
   auto field = [](const char* f, size_t at) { return *reinterpret_cast<const char* const*>(f + at); };
-  PyStack out;
+  out.release(py);
+  out.users = 0;
   out.held = gil;
   auto give_up = [&] {
     out.release(py);
+    out.users = 0;
     return false;
   };
   int depth = 0, seen = 0;
@@ -859,7 +864,6 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& s, bool gil) {
       }
     }
   }
-  s = std::move(out);
   return true;
 }
 
@@ -899,10 +903,13 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   if (!py.frames || g_uncached) return nullptr;
   std::lock_guard<std::mutex> lock(m);
   if (c.raw_off || c.raw_checks_left > 0 || !c.looked_for_torch) return nullptr;
-  PyStack s;
+  // The cache's own stack and serials, reused (under m): a read allocates
+  // nothing.
+  PyStack& s = c.stack;
   if (!raw_walk(py, c, s, false)) return nullptr;
   std::reverse(s.modules.begin(), s.modules.end());
-  std::vector<uint32_t> serials(s.modules.size());
+  std::vector<uint32_t>& serials = c.serials;
+  serials.resize(s.modules.size());
   for (size_t i = 0; i < s.modules.size(); ++i) {
     ModuleInfo* mi = c.modules.find(s.modules[i]);
     // PyWeakReference's wr_object, after its header: None once the
@@ -1592,6 +1599,10 @@ struct OriginRecorder::Impl {
   // (created, cloned: each node a walk can meet is made by a capture, a
   // graph-add call or a clone).
   std::unordered_map<const void*, std::vector<uint64_t>> by_graph;  // under m
+  // The graph the last node was recorded in, and its list (a capture's
+  // nodes come one graph at a time; a map's values stay where they are).
+  const void* last_graph = nullptr;
+  std::vector<uint64_t>* last_list = nullptr;
 
   void record(const void* node, Entry e) {
     const auto h = reinterpret_cast<uintptr_t>(node);
@@ -1599,7 +1610,12 @@ struct OriginRecorder::Impl {
     std::lock_guard<std::mutex> lock(m);
     if (nodes.size() >= (size_t(1) << 22)) return;
     nodes[h] = std::move(e);
-    if (graph) by_graph[graph].push_back(h);
+    if (!graph) return;
+    if (graph != last_graph) {
+      last_list = &by_graph[graph];
+      last_graph = graph;
+    }
+    last_list->push_back(h);
   }
 
   void forget(const void* node) {
@@ -1615,6 +1631,10 @@ struct OriginRecorder::Impl {
     for (uint64_t h : it->second) {
       auto n = nodes.find(h);
       if (n != nodes.end() && n->second.graph == g->graph) nodes.erase(n);
+    }
+    if (last_graph == g->graph) {
+      last_graph = nullptr;
+      last_list = nullptr;
     }
     by_graph.erase(it);
   }
