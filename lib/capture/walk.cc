@@ -138,6 +138,31 @@ std::string demangle_kept(const std::string& mangled) {
   return d;
 }
 
+// A kernel's names, kept for the process by its function or kernel handle:
+// a server's graphs (one per batch size) launch the same few dozen kernels,
+// and making their names again for every graph took 1-2 us each. An entry
+// is used only while the driver gives the same name for that handle (a
+// module unloaded and another loaded may reuse it). name null: the driver
+// gave none (both names empty).
+std::shared_ptr<const KernelName> kept_kernel_name(const void* handle, const char* name) {
+  static std::mutex m;
+  static auto* kept = new std::unordered_map<const void*, std::shared_ptr<const KernelName>>;  // never freed
+  static const auto none = std::make_shared<const KernelName>();
+  if (!name) return none;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    auto it = kept->find(handle);
+    if (it != kept->end() && it->second->mangled == name) return it->second;
+  }
+  auto kn = std::make_shared<KernelName>();
+  kn->mangled = name;
+  kn->demangled = demangle_kept(kn->mangled);
+  if (kn->demangled == kn->mangled) kn->demangled.clear();
+  std::lock_guard<std::mutex> lock(m);
+  if (kept->size() < (size_t(1) << 16)) (*kept)[handle] = kn;
+  return kn;
+}
+
 // Graph and node ids read from cudaGraphDebugDotPrint: the fallback when
 // CUPTI cannot be used because another tool (compute-sanitizer, Nsight, a
 // profiler) holds it. The verbose DOT names every node's handle beside its
@@ -304,7 +329,7 @@ class Walker {
   /// Demangled names of every kernel seen, once each.
   void names(std::vector<std::pair<std::string, std::string>>& out) const {
     for (const auto& [key, kn] : names_)
-      if (!kn.demangled.empty()) out.emplace_back(kn.mangled, kn.demangled);
+      if (!kn->demangled.empty()) out.emplace_back(kn->mangled, kn->demangled);
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
   }
@@ -354,20 +379,17 @@ class Walker {
     return dot_id(h).second;
   }
 
+  // A kernel's names: asked of the driver once per walk and function, and
+  // made (a string each, the demangling) once per process while the driver
+  // gives the same name for it (kept_kernel_name).
   const KernelName& kernel_name(CUfunction f, CUkernel k) {
     const void* key = f ? static_cast<const void*>(f) : static_cast<const void*>(k);
     auto it = names_.find(key);
-    if (it != names_.end()) return it->second;
+    if (it != names_.end()) return *it->second;
     const char* name = nullptr;
     if (f && api_.func_get_name && api_.func_get_name(&name, f) != CUDA_SUCCESS) name = nullptr;
     if (!name && k && api_.kernel_get_name && api_.kernel_get_name(&name, k) != CUDA_SUCCESS) name = nullptr;
-    KernelName kn;
-    if (name) {
-      kn.mangled = name;
-      kn.demangled = demangle_kept(kn.mangled);
-      if (kn.demangled == kn.mangled) kn.demangled.clear();
-    }
-    return names_.emplace(key, std::move(kn)).first->second;
+    return *names_.emplace(key, kept_kernel_name(key, name)).first->second;
   }
 
   void details(cudaGraphNode_t h, Node& node, int depth) {
@@ -563,7 +585,7 @@ class Walker {
   const DriverApi& api_;
   cudaGraph_t root_;
   DotIds dot_;
-  std::unordered_map<const void*, KernelName> names_;
+  std::unordered_map<const void*, std::shared_ptr<const KernelName>> names_;
   bool has_conditional_ = false;
 };
 
