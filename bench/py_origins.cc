@@ -76,10 +76,11 @@ int64_t gs_launch() {
 int gs_reads_at_entry() { return OriginRecorder::instance().reads_at_entry() ? 1 : 0; }
 
 // The reads so far (OriginRecorder::read_counts): 0 from the caches, 1 in
-// full by the launching thread, 2 by the proxy, 3 given up.
+// full by the launching thread, 2 by the proxy, 3 given up, 4 of the cached
+// the stack of the read before.
 uint64_t gs_reads(int which) {
   const auto r = OriginRecorder::instance().read_counts();
-  return which == 0 ? r.cached : which == 1 ? r.full : which == 2 ? r.proxied : r.late;
+  return which == 0 ? r.cached : which == 1 ? r.full : which == 2 ? r.proxied : which == 3 ? r.late : r.same;
 }
 
 // The proxy counts as unavailable: launches without the GIL turn on reads

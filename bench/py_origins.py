@@ -16,9 +16,11 @@ Prints the time of a launch's callbacks, the stack read among them
 Launches through ctypes.PyDLL keep the GIL, so the recorder reads in full
 where the node is made; with --threads they let it go (as PyTorch's ops
 do), and what the caches cannot answer the recorder's proxy thread reads.
-With --check, every launch is read twice, once as the recorder reads (with
-its caches) and once the long way (nothing learnt before is used), and any
-difference in modules or frames fails (exit 1): the test
+With --check, every launch is made twice from the same place (the second
+read finds the stack of the one before, as an op's second kernel does) and
+each read as the recorder reads (with its caches) is compared with a read
+the long way (nothing learnt before is used): any difference in modules or
+frames fails (exit 1), as does no read finding the stack before. The test
 origins.python_walk runs this. Between the forwards (each its own capture,
 as a server captures one graph per batch size) the check edits the model
 the ways that would make a cache kept across captures lie: two layers
@@ -89,13 +91,17 @@ launch = _lib.gs_launch  # --threads: through ctypes.CDLL, which lets the GIL go
 def _launch():
     if check:
         _lib.gs_uncached(0)
-        launch()
-        fast = _lib.gs_last_origin()
+        fast = []
+        # Twice from the same place: the second read finds the stack of the
+        # one before, frame for frame (as an op's second kernel does).
+        for _ in range(2):
+            launch()
+            fast.append(_lib.gs_last_origin())
         _lib.gs_uncached(1)
         launch()
         full = _lib.gs_last_origin()
         _lib.gs_uncached(0)
-        pairs.append((fast, full))
+        pairs.extend((f, full) for f in fast)
     else:
         times.append(launch())
 
@@ -348,8 +354,9 @@ def run(a, tmp):
         lib.gs_end_capture()
     lib.gs_reads_at_entry.restype = ctypes.c_int
     lib.gs_reads.restype = ctypes.c_uint64
-    reads = [lib.gs_reads(k) for k in range(4)]
-    print("reads: %d from the caches, %d in full, %d by the proxy, %d given up" % tuple(reads))
+    reads = [lib.gs_reads(k) for k in range(5)]
+    print("reads: %d from the caches (%d the stack before), %d in full, %d by the proxy, %d given up" %
+          (reads[0], reads[4], reads[1], reads[2], reads[3]))
     at_entry = lib.gs_reads_at_entry()
     print("reads at the entry of launches: %s" % ("on" if at_entry else "off"))
     if a.no_proxy:
@@ -363,6 +370,9 @@ def run(a, tmp):
                  "no read by the proxy, with the GIL let go" if a.threads > 1 and not reads[2] else "")
     if wrong:
         print("wrong: " + wrong)
+        return 1
+    if a.check and not reads[4]:
+        print("wrong: no read found the stack of the read before")
         return 1
     if a.check:
         failures = [p for p in F.pairs if p[0] != p[1] or not p[1]]

@@ -307,7 +307,7 @@ thread_local bool g_uncached = false;  // OriginRecorder::uncached_for_tests: th
 // The thread state whose stack this thread reads (the proxy's, for a
 // thread that cannot take the GIL itself: Impl::proxy_loop); null: its own.
 thread_local void* g_target = nullptr;
-std::atomic<uint64_t> g_reads_cached{0}, g_reads_full{0}, g_reads_proxied{0},
+std::atomic<uint64_t> g_reads_cached{0}, g_reads_same{0}, g_reads_full{0}, g_reads_proxied{0},
     g_reads_late{0};  // OriginRecorder::read_counts
 
 struct CodeInfo {
@@ -471,6 +471,33 @@ struct PyStack {
   }
 };
 
+// One frame of a stack as a read without the GIL saw it: enough to tell
+// that a later stack is the same, frame for frame (LastRead).
+struct FrameMark {
+  const char* frame;
+  const void* code;
+  const void* instr;
+  const void* self;  // where `forward`: its first local, after a cell (the module, or null)
+  bool forward;      // a forward whose module was read
+};
+
+// The last read without the GIL that found its origin, kept to answer the
+// next one at the cost of comparing frames: a PyTorch op that launches
+// several kernels (45% of the Llama's nodes follow a node of the same
+// origin) makes its nodes while no Python runs, so its stack is the same,
+// every frame at the same place, running the same code at the same
+// instruction with the same module. Only in the round it was made (the
+// checks of modules and names hold within one), while no full read has
+// run since (which may replace what the cache knows of a module), and
+// while each of its modules is still alive at its address (its weak
+// reference's referent).
+struct LastRead {
+  uint32_t capture = 0, epoch = 0;
+  std::vector<FrameMark> chain;  // every frame walked, innermost first
+  std::vector<std::pair<PyObj*, PyObj*>> modules;  // (module, its ModuleInfo's weak reference)
+  std::shared_ptr<const Origin> origin;  // null: none
+};
+
 struct CachedOrigin {
   std::vector<uint64_t> key;
   std::shared_ptr<const Origin> origin;
@@ -493,6 +520,8 @@ struct PyCache {
   std::unordered_map<uint64_t, CachedOrigin> origins;  // by hash of the key
   std::vector<uint64_t> key;                           // reused
   PyStack stack;                                       // reused by read_python_cached (modules not held)
+  std::vector<FrameMark> chain;                        // reused by read_python_cached
+  LastRead last;
   std::vector<uint32_t> serials;                       // reused by read_python_cached
   PyObj* module_class = nullptr;  // torch.nn.Module, held
   PyObj* self_name = nullptr;     // "self", held
@@ -518,6 +547,7 @@ struct PyCache {
     if (!module_class) looked_for_torch = false;
   }
   void clear(const Python& py) {
+    last.origin.reset();
     code.each([&](const void* k, CodeInfo&) { py.DecRef(const_cast<void*>(k)); });
     modules.each([&](const void*, ModuleInfo& m) {
       if (m.ref) py.DecRef(m.ref);
@@ -691,6 +721,7 @@ const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint3
 // that the reads made inside the driver, which cannot take the GIL, find
 // them checked.
 void precheck(const Python& py, PyCache& c) {
+  c.last.origin.reset();
   const uint32_t since = c.begun++;
   if (!py.frames) return;  // no read is made without the GIL then
   c.modules.each([&](const void* k, ModuleInfo& mi) {
@@ -813,7 +844,7 @@ const char* current_frame(const Python& py) {
 // gives up (false) at the first fact not already in the cache. False (out
 // left empty) also where a frame needs the API. out is cleared first (its
 // modules released if held): a reader reuses one to allocate nothing.
-bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil) {
+bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<FrameMark>* chain = nullptr) {
   const Python::FrameLayout& L = *py.frames;
   auto field = [](const char* f, size_t at) { return *reinterpret_cast<const char* const*>(f + at); };
   out.release(py);
@@ -824,16 +855,21 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil) {
     out.users = 0;
     return false;
   };
+  if (chain) chain->clear();
   int depth = 0, seen = 0;
   for (const char* f = current_frame(py); f && depth < 256 && ++seen < 1024; f = field(f, L.previous)) {
+    if (chain) chain->push_back({f, field(f, L.code), field(f, L.instr), nullptr, false});
     if (L.cstack_owner >= 0 && f[L.owner] == L.cstack_owner) continue;
     ++depth;
     PyObj* code = const_cast<char*>(field(f, L.code));
-    if (!code || Python::type_of(code) != py.code_type) return give_up();
+    if (!code) return give_up();
+    // A code object the cache knows is one it holds: nothing else can be at
+    // its address, and its header (a cache miss a frame, on a stack of
+    // tens) need not be read.
     uint32_t tag = 0;
     CodeInfo* info = c.code.find(code, tag);
     if (!info) {
-      if (!gil) return give_up();
+      if (Python::type_of(code) != py.code_type || !gil) return give_up();
       info = &code_info(py, c, code);
       tag = code_tag(*info);
     }
@@ -852,6 +888,7 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil) {
       if (info->self_slot == 0) {
         PyObj* self = const_cast<char*>(field(f, L.locals));
         if (self && Python::type_of(self) == py.cell_type) self = const_cast<char*>(field(static_cast<const char*>(self), 16));
+        if (chain) chain->back() = {f, code, field(f, L.instr), self, true};
         if (self && (out.modules.empty() || out.modules.back() != self)) {
           const uint8_t* known = c.module_types.find(Python::type_of(self));
           if (!known && !gil) return give_up();
@@ -865,6 +902,27 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil) {
     }
   }
   return true;
+}
+
+// Whether this thread's stack is, frame for frame, the one chain recorded
+// (raw_walk): the same frames, each running the same code at the same
+// instruction, each forward with the same first local. Reads what raw_walk
+// reads, without the GIL, and nothing of the cache's.
+bool same_stack(const Python& py, const std::vector<FrameMark>& chain) {
+  const Python::FrameLayout& L = *py.frames;
+  auto field = [](const char* f, size_t at) { return *reinterpret_cast<const char* const*>(f + at); };
+  size_t i = 0;
+  for (const char* f = current_frame(py); f; f = field(f, L.previous)) {
+    if (i == chain.size()) return false;
+    const FrameMark& m = chain[i++];
+    if (f != m.frame || field(f, L.code) != m.code || field(f, L.instr) != m.instr) return false;
+    if (m.forward) {
+      const char* self = field(f, L.locals);
+      if (self && Python::type_of(self) == py.cell_type) self = field(self, 16);
+      if (self != m.self) return false;
+    }
+  }
+  return i == chain.size();
 }
 
 // The origins cache's key of a read (into c.key) and its hash: the user
@@ -903,10 +961,17 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   if (!py.frames || g_uncached) return nullptr;
   std::lock_guard<std::mutex> lock(m);
   if (c.raw_off || c.raw_checks_left > 0 || !c.looked_for_torch) return nullptr;
+  LastRead& last = c.last;
+  if (last.origin && last.capture == c.capture && last.epoch == c.epoch && same_stack(py, last.chain) &&
+      std::all_of(last.modules.begin(), last.modules.end(),
+                  [](const auto& mr) { return *reinterpret_cast<PyObj* const*>(static_cast<const char*>(mr.second) + 16) == mr.first; })) {
+    g_reads_same.fetch_add(1, std::memory_order_relaxed);
+    return last.origin;
+  }
   // The cache's own stack and serials, reused (under m): a read allocates
   // nothing.
   PyStack& s = c.stack;
-  if (!raw_walk(py, c, s, false)) return nullptr;
+  if (!raw_walk(py, c, s, false, &c.chain)) return nullptr;
   std::reverse(s.modules.begin(), s.modules.end());
   std::vector<uint32_t>& serials = c.serials;
   serials.resize(s.modules.size());
@@ -939,7 +1004,16 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
       n->second.used = c.begun;
     }
   }
-  return made_origin(c, origin_key(c, s, serials));
+  auto made = made_origin(c, origin_key(c, s, serials));
+  if (made) {
+    last.capture = c.capture;
+    last.epoch = c.epoch;
+    std::swap(last.chain, c.chain);
+    last.modules.clear();
+    for (PyObj* mo : s.modules) last.modules.emplace_back(mo, c.modules.find(mo)->ref);
+    last.origin = made;
+  }
+  return made;
 }
 
 // Reads this thread's Python stack into *o, or, when `reuse` (o holds
@@ -958,6 +1032,7 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
     // The long way, for tests: nothing learnt before is used.
     PyCache fresh;
     const bool long_way = g_uncached;
+    if (!long_way) cache.last.origin.reset();  // what it knows of modules may change below
     PyCache& c = long_way ? fresh : cache;
     if (long_way) reuse = false;
     if (c.full()) c.clear(py);
@@ -1706,7 +1781,8 @@ bool OriginRecorder::reads_at_entry() const { return impl_->entry_reads.load(); 
 bool OriginRecorder::copying() const { return thread_state().copying; }
 
 OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
-  return {g_reads_cached.load(std::memory_order_relaxed), g_reads_full.load(std::memory_order_relaxed),
+  return {g_reads_cached.load(std::memory_order_relaxed), g_reads_same.load(std::memory_order_relaxed),
+          g_reads_full.load(std::memory_order_relaxed),
           g_reads_proxied.load(std::memory_order_relaxed), g_reads_late.load(std::memory_order_relaxed)};
 }
 

@@ -98,7 +98,9 @@ class OriginRecorder {
   /// given up because the proxy could not begin in time (the node went
   /// without its Python stack). GRAPHSCOPE_DEBUG_TIMES says them.
   struct ReadCounts {
-    uint64_t cached = 0, full = 0, proxied = 0, late = 0;
+    uint64_t cached = 0;
+    uint64_t same = 0;  // of the cached: the stack of the read before, frame for frame
+    uint64_t full = 0, proxied = 0, late = 0;
   };
   ReadCounts read_counts() const;
 

@@ -141,9 +141,9 @@ struct CallbackTimes {
     }
     const auto reads = capture::OriginRecorder::instance().read_counts();
     std::fprintf(stderr,
-                 "graphscope: pid %d:   Python stack reads: %llu from the caches, %llu in full, %llu by the proxy, "
-                 "%llu given up; %s\n",
-                 pid, (unsigned long long)reads.cached, (unsigned long long)reads.full,
+                 "graphscope: pid %d:   Python stack reads: %llu from the caches (%llu the stack before), %llu in "
+                 "full, %llu by the proxy, %llu given up; %s\n",
+                 pid, (unsigned long long)reads.cached, (unsigned long long)reads.same, (unsigned long long)reads.full,
                  (unsigned long long)reads.proxied, (unsigned long long)reads.late,
                  capture::OriginRecorder::instance().reads_at_entry() ? "at the entry of launches" : "where nodes are made");
     for (int p = 0; p < capture::WalkPhases::phases; ++p) {
