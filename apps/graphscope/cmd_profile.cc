@@ -74,7 +74,7 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
   std::string report = c.json ? write_profile_json(r, doc) : format_profile(r, doc);
   if (phases) phases->done("report");
   if (c.output == "-") text += (suffix.empty() || c.json ? "" : "== " + suffix + "\n") + report + (c.json ? "" : "\n");
-  else out.emplace_back(with_tag(c.output, suffix), report);
+  else out.emplace_back(with_tag(c.output, suffix), std::move(report));
   if (!c.trace_out.empty()) out.emplace_back(with_tag(c.trace_out, suffix), write_chrome_trace(trace, &doc, &r));
   if (!c.graph_out.empty()) out.emplace_back(with_tag(c.graph_out, suffix), write_graph_json(doc));
   if (!c.html.empty()) {

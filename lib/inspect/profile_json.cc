@@ -193,18 +193,21 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
   // most of it. Each line depends on its node alone: they are formatted in
   // slices, in parallel, each with its separator and indentation; the first
   // slice after the head, with room for all, so that only the others' lines
-  // are copied once more.
+  // are copied once more. Room for 512 bytes a line (the 100k-node bench's
+  // lines take 420): room never written is never touched, and a regrowth
+  // copies the whole text into pages the kernel must zero first (and
+  // doubles: 84 MB for that report).
   const size_t n = r.nodes.size();
   const unsigned workers = worker_count(n, 10000);
   std::vector<std::string> parts(workers);
-  parts[0].reserve(w.view().size() + n * 400 + 4096);
+  parts[0].reserve(w.view().size() + n * 512 + 4096);
   parts[0] = w.view();
   const std::string pad(w.indent() + 2, ' ');
   parallel_slices(n, workers, [&](unsigned k, size_t begin, size_t end) {
     LaneNames lane_name;
     NodeLine line;
     std::string& out = parts[k];
-    if (k) out.reserve((end - begin) * 400);
+    if (k) out.reserve((end - begin) * 512);
     for (size_t i = begin; i < end; ++i) {
       line.clear();
       line.lit(i ? ",\n" : "\n");
