@@ -94,14 +94,24 @@ std::atomic<bool> forked_child{false};
 // graphscope's callbacks, by kind, said on stderr at exit (to find where an
 // attached run's overhead goes; off, it costs one branch per callback).
 struct CallbackTimes {
-  enum Kind { exec_created, origins_api, origins_created, origins_copies, origins_resource, origins_nvtx, other, kinds };
+  enum Kind {
+    exec_created,
+    origins_api,
+    origins_created,
+    origins_copies,
+    origins_resource,
+    origins_nvtx,
+    other,
+    kinds
+  };
   std::atomic<uint64_t> ns[kinds] = {}, calls[kinds] = {};
   // The same at the end of the first exec graph's callback: a process's
   // first capture warms every cache (and PyTorch's own), so the later
   // graphs are what a server's hundredth capture costs.
   uint64_t first_ns[kinds] = {}, first_calls[kinds] = {};
   std::atomic<int> graphs{0};
-  capture::WalkPhases walk, first_walk;  // the walks' phases (walks run one at a time, under the attacher's lock)
+  // The walks' phases (walks run one at a time, under the attacher's lock).
+  capture::WalkPhases walk, first_walk;
   const bool on = [] {
     const char* e = std::getenv("GRAPHSCOPE_DEBUG_TIMES");
     return e && std::strcmp(e, "1") == 0;
@@ -115,6 +125,14 @@ struct CallbackTimes {
     ns[k] += now() - since;
     ++calls[k];
   }
+  // The kind of a callback that origins took.
+  static Kind origins_kind(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    if (domain == CUPTI_CB_DOMAIN_NVTX) return origins_nvtx;
+    if (domain != CUPTI_CB_DOMAIN_RESOURCE) return origins_api;
+    if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) return origins_copies;
+    if (cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED) return origins_resource;
+    return capture::OriginRecorder::instance().copying() ? origins_copies : origins_created;
+  }
   // After an exec graph's callback (walks are one at a time).
   void graph_done() {
     if (graphs.fetch_add(1) != 0) return;
@@ -125,27 +143,33 @@ struct CallbackTimes {
     first_walk = walk;
   }
   void say(int pid) const {
-    static const char* const names[] = {"exec created (walk)", "origins: API calls", "origins: nodes made",
-                                        "origins: copies, clones", "origins: other resources", "origins: NVTX",
+    static const char* const names[] = {"exec created (walk)",
+                                        "origins: API calls",
+                                        "origins: nodes made",
+                                        "origins: copies, clones",
+                                        "origins: other resources",
+                                        "origins: NVTX",
                                         "other"};
     const int later = graphs.load() - 1;
     std::fprintf(stderr, "graphscope: pid %d: %-24s %8s %10s   %s\n", pid, "callbacks", "calls", "all",
                  later > 0 ? "each graph after the first" : "");
     for (int k = 0; k < kinds; ++k) {
-      std::fprintf(stderr, "graphscope: pid %d: %-24s %8llu %10.3f ms", pid, names[k], (unsigned long long)calls[k].load(),
-                   double(ns[k].load()) / 1e6);
+      std::fprintf(stderr, "graphscope: pid %d: %-24s %8llu %10.3f ms", pid, names[k],
+                   (unsigned long long)calls[k].load(), double(ns[k].load()) / 1e6);
       if (later > 0)
         std::fprintf(stderr, " %10.3f ms (%llu calls)", double(ns[k].load() - first_ns[k]) / 1e6 / later,
                      (unsigned long long)(calls[k].load() - first_calls[k]) / unsigned(later));
       std::fputc('\n', stderr);
     }
     const auto reads = capture::OriginRecorder::instance().read_counts();
-    std::fprintf(stderr,
-                 "graphscope: pid %d:   Python stack reads: %llu from the caches (%llu the stack before), %llu in "
-                 "full, %llu by the proxy, %llu given up; %s\n",
-                 pid, (unsigned long long)reads.cached, (unsigned long long)reads.same, (unsigned long long)reads.full,
-                 (unsigned long long)reads.proxied, (unsigned long long)reads.late,
-                 capture::OriginRecorder::instance().reads_at_entry() ? "at the entry of launches" : "where nodes are made");
+    std::fprintf(
+        stderr,
+        "graphscope: pid %d:   Python stack reads: %llu from the caches (%llu the stack before), %llu in "
+        "full, %llu by the proxy, %llu given up; %s\n",
+        pid, (unsigned long long)reads.cached, (unsigned long long)reads.same, (unsigned long long)reads.full,
+        (unsigned long long)reads.proxied, (unsigned long long)reads.late,
+        capture::OriginRecorder::instance().reads_at_entry() ? "at the entry of launches"
+                                                             : "where nodes are made");
     for (int p = 0; p < capture::WalkPhases::phases; ++p) {
       std::fprintf(stderr, "graphscope: pid %d:   walk: %-16s %10.3f ms", pid, capture::WalkPhases::name(p),
                    double(walk.ns[p]) / 1e6);
@@ -345,15 +369,7 @@ class Injection {
       if (me->origins_) {
         capture::OriginRecorder::instance().on_callback(domain, cbid, data);
         if (times.on)
-          times.add(domain == CUPTI_CB_DOMAIN_RESOURCE
-                        ? (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED
-                               ? (capture::OriginRecorder::instance().copying() ? CallbackTimes::origins_copies
-                                                                                : CallbackTimes::origins_created)
-                           : cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED ? CallbackTimes::origins_copies
-                                                                          : CallbackTimes::origins_resource)
-                    : domain == CUPTI_CB_DOMAIN_NVTX ? CallbackTimes::origins_nvtx
-                                                     : CallbackTimes::origins_api,
-                    t1);
+          times.add(CallbackTimes::origins_kind(domain, cbid), t1);
       }
     } catch (const std::exception& e) {
       me->error(std::string("callback: ") + e.what());

@@ -515,7 +515,8 @@ bool read_events(std::string_view text, size_t arr, bool ours, uint64_t base_ns,
   // never touched).
   shares[0].trace.activities.reserve((text.size() - first) / 160);
   for (size_t k = 1; k < shares.size(); ++k)
-    shares[k].trace.activities.reserve(((k + 1 < shares.size() ? shares[k].until : text.size()) - shares[k].begin) / 160);
+    shares[k].trace.activities.reserve(
+        ((k + 1 < shares.size() ? shares[k].until : text.size()) - shares[k].begin) / 160);
   parallel_slices(shares.size(), unsigned(shares.size()), [&](unsigned, size_t b, size_t e) {
     for (size_t k = b; k < e; ++k) read_share(text, shares[k], ours, base_ns, origin);
   });
