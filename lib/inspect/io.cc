@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -177,6 +178,16 @@ void OutputFile::fail(const std::string& why) {
   throw Error(ExitCode::bad_input, path_, why);
 }
 
+void OutputFile::expect(uint64_t bytes) {
+  if (to_stdout_ || fd_ < 0 || bytes == 0 || allocated_) return;
+  struct stat old {};
+  if (::stat(path_.c_str(), &old) != 0 || !S_ISREG(old.st_mode)) return;  // nothing is replaced
+  struct statfs fs {};
+  constexpr long kExt4 = 0xEF53;  // EXT4_SUPER_MAGIC (ext2 and ext3 share it)
+  if (::fstatfs(fd_, &fs) != 0 || long(fs.f_type) != kExt4) return;
+  if (::fallocate(fd_, 0, 0, off_t(bytes)) == 0) allocated_ = bytes;  // else as without
+}
+
 void OutputFile::write(std::string_view data) {
   if (to_stdout_) {
     std::cout.write(data.data(), std::streamsize(data.size()));
@@ -192,6 +203,7 @@ void OutputFile::write(std::string_view data) {
     }
     done += size_t(n);
   }
+  written_ += data.size();
 }
 
 void OutputFile::commit() {
@@ -200,6 +212,8 @@ void OutputFile::commit() {
     if (!std::cout) throw Error(ExitCode::bad_input, "standard output", "write failed");
     return;
   }
+  // Room allocated beyond what was written (expect) is cut off.
+  if (allocated_ > written_ && ::ftruncate(fd_, off_t(written_)) != 0) fail("cannot write: " + sys_error());
   // mkstemp creates 0600; give the file the permissions a plain create would.
   mode_t mask = ::umask(0);
   ::umask(mask);
@@ -217,6 +231,9 @@ void OutputFile::commit() {
 namespace {
 void write_pieces(const std::string& path, const std::string_view* pieces, size_t count) {
   OutputFile out(path);
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; ++i) total += pieces[i].size();
+  out.expect(total);
   for (size_t i = 0; i < count; ++i) out.write(pieces[i]);
   out.commit();
 }

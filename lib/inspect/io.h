@@ -3,6 +3,7 @@
 // no half-written file is ever left behind.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,14 @@ class OutputFile {
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
+  /// About how many bytes will be written in all. Where the file replaces
+  /// one on ext4, their blocks are allocated at once (fallocate) and what
+  /// is not written is cut off at commit(): otherwise the rename over the
+  /// old file makes ext4 allocate the new one's blocks there and then
+  /// (auto_da_alloc), which took 18-28 ms for 28.8 MB on the GPU machine,
+  /// against 5 ms with the blocks allocated first. Elsewhere it does
+  /// nothing (on tmpfs, allocating first would zero the pages twice).
+  void expect(uint64_t bytes);
   void write(std::string_view data);
   void commit();
 
@@ -74,6 +83,7 @@ class OutputFile {
   std::string path_, tmp_;
   int fd_ = -1;  // -1: standard output, or done
   bool to_stdout_ = false, done_ = false;
+  uint64_t written_ = 0, allocated_ = 0;
 };
 
 }  // namespace graphscope

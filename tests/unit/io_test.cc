@@ -50,6 +50,39 @@ TEST_CASE("write_output writes a document's pieces one after another") {
   rmdir(dir.c_str());
 }
 
+TEST_CASE("a file written over another keeps exactly what was written, whatever was expected") {
+  // Over an existing file on ext4 (as /tmp is on the machines graphscope is
+  // built on) expect() allocates the blocks first; the file must still end
+  // where the writing ended, expected too much or too little.
+  std::string dir = temp_dir();
+  std::string path = dir + "/out.json";
+  write_output(path, std::string(100000, 'a'));
+  {
+    OutputFile out(path);
+    out.expect(1 << 20);
+    out.write("second");
+    out.commit();
+  }
+  CHECK(read_file(path) == "second");
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  CHECK(st.st_size == 6);
+  CHECK(st.st_blocks * 512 < 65536);  // the room allocated first is given back
+  {
+    OutputFile out(path);
+    out.expect(3);
+    out.write("third, ");
+    out.write("longer than expected");
+    out.commit();
+  }
+  CHECK(read_file(path) == "third, longer than expected");
+  write_output(path, std::vector<std::string>{"four", "th"});
+  CHECK(read_file(path) == "fourth");
+  CHECK(entries(dir) == 1);
+  unlink(path.c_str());
+  rmdir(dir.c_str());
+}
+
 TEST_CASE("write_output into a missing directory fails cleanly") {
   try {
     write_output("/nonexistent-dir-gs/out.json", "x");
