@@ -828,14 +828,31 @@ void api_walk(const Python& py, PyCache& c, PyStack& s) {
   if (frame) py.DecRef(frame);
 }
 
+// The pointer at byte `at` of an interpreter structure, read straight.
+const char* field(const void* base, size_t at) {
+  return *reinterpret_cast<const char* const*>(static_cast<const char*>(base) + at);
+}
+
+// Whether weak reference r still refers to o, read straight from
+// PyWeakReference's wr_object, after its header (None once the referent is
+// gone): no GIL needed, unlike Python::refers_to.
+bool referent_is(const PyObj* r, const PyObj* o) { return field(r, 16) == static_cast<const char*>(o); }
+
+// Frame f's first local (a method's self), read straight; a cell's contents
+// (ob_ref, after its header) where a closure holds it.
+const char* first_local(const Python& py, const char* f) {
+  const char* v = field(f, py.frames->locals);
+  return v && Python::type_of(v) == py.cell_type ? field(v, 16) : v;
+}
+
 // This thread's innermost interpreter frame, from its thread state (no GIL
 // needed: a thread's frames change only while it runs Python, and this one
 // is in a CUDA call).
 const char* current_frame(const Python& py) {
   const Python::FrameLayout& L = *py.frames;
   const char* ts = static_cast<const char*>(g_target ? g_target : py.ThisThreadState());
-  const char* cframe = ts ? *reinterpret_cast<const char* const*>(ts + L.tstate_cframe) : nullptr;
-  return cframe ? *reinterpret_cast<const char* const*>(cframe + L.cframe_current) : nullptr;
+  const char* cframe = ts ? field(ts, L.tstate_cframe) : nullptr;
+  return cframe ? field(cframe, L.cframe_current) : nullptr;
 }
 
 // The same read straight from the interpreter's frames (Python::frames):
@@ -846,7 +863,6 @@ const char* current_frame(const Python& py) {
 // modules released if held): a reader reuses one to allocate nothing.
 bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<FrameMark>* chain = nullptr) {
   const Python::FrameLayout& L = *py.frames;
-  auto field = [](const char* f, size_t at) { return *reinterpret_cast<const char* const*>(f + at); };
   out.release(py);
   out.users = 0;
   out.held = gil;
@@ -886,8 +902,7 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
     if (info->forward && c.module_class) {
       if (info->self_slot == -2) return give_up();
       if (info->self_slot == 0) {
-        PyObj* self = const_cast<char*>(field(f, L.locals));
-        if (self && Python::type_of(self) == py.cell_type) self = const_cast<char*>(field(static_cast<const char*>(self), 16));
+        PyObj* self = const_cast<char*>(first_local(py, f));
         if (chain) chain->back() = {f, code, field(f, L.instr), self, true};
         if (self && (out.modules.empty() || out.modules.back() != self)) {
           const uint8_t* known = c.module_types.find(Python::type_of(self));
@@ -910,16 +925,13 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
 // reads, without the GIL, and nothing of the cache's.
 bool same_stack(const Python& py, const std::vector<FrameMark>& chain) {
   const Python::FrameLayout& L = *py.frames;
-  auto field = [](const char* f, size_t at) { return *reinterpret_cast<const char* const*>(f + at); };
   size_t i = 0;
   for (const char* f = current_frame(py); f; f = field(f, L.previous)) {
     if (i == chain.size()) return false;
     const FrameMark& m = chain[i++];
     if (f != m.frame || field(f, L.code) != m.code || field(f, L.instr) != m.instr) return false;
     if (m.forward) {
-      const char* self = field(f, L.locals);
-      if (self && Python::type_of(self) == py.cell_type) self = field(self, 16);
-      if (self != m.self) return false;
+      if (first_local(py, f) != m.self) return false;
     }
   }
   return i == chain.size();
@@ -963,9 +975,8 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   if (c.raw_off || c.raw_checks_left > 0 || !c.looked_for_torch) return nullptr;
   LastRead& last = c.last;
   if (last.origin && last.capture == c.capture && last.epoch == c.epoch && same_stack(py, last.chain) &&
-      std::all_of(last.modules.begin(), last.modules.end(), [](const auto& mr) {
-        return *reinterpret_cast<PyObj* const*>(static_cast<const char*>(mr.second) + 16) == mr.first;
-      })) {
+      std::all_of(last.modules.begin(), last.modules.end(),
+                  [](const auto& mr) { return referent_is(mr.second, mr.first); })) {
     g_reads_same.fetch_add(1, std::memory_order_relaxed);
     return last.origin;
   }
@@ -978,10 +989,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   serials.resize(s.modules.size());
   for (size_t i = 0; i < s.modules.size(); ++i) {
     ModuleInfo* mi = c.modules.find(s.modules[i]);
-    // PyWeakReference's wr_object, after its header: None once the
-    // referent is gone.
-    if (!mi || Python::type_of(s.modules[i]) != mi->type || !mi->ref ||
-        *reinterpret_cast<PyObj* const*>(static_cast<const char*>(mi->ref) + 16) != s.modules[i])
+    if (!mi || Python::type_of(s.modules[i]) != mi->type || !mi->ref || !referent_is(mi->ref, s.modules[i]))
       return nullptr;
     if (mi->checked != c.capture) {
       if (!gil || !mi->same_type(s.modules[i])) return nullptr;

@@ -142,8 +142,10 @@ std::string demangle_kept(const std::string& mangled) {
 // a server's graphs (one per batch size) launch the same few dozen kernels,
 // and making their names again for every graph took 1-2 us each. An entry
 // is used only while the driver gives the same name for that handle (a
-// module unloaded and another loaded may reuse it). name null: the driver
-// gave none (both names empty).
+// module unloaded and another loaded may reuse it). Its demangling still
+// goes through demangle_kept, by name, for the handles that share one (a
+// kernel in several modules or contexts). name null: the driver gave none
+// (both names empty).
 std::shared_ptr<const KernelName> kept_kernel_name(const void* handle, const char* name) {
   static std::mutex m;
   static auto* kept = new std::unordered_map<const void*, std::shared_ptr<const KernelName>>;  // never freed
