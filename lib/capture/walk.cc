@@ -115,6 +115,8 @@ struct RawNode {
   uint32_t shared = 0;
   Dim3 cluster;
   bool have_cluster = false;
+  // Into the level's premade nodes and child graphs (QueriedLevel).
+  uint32_t premade = UINT32_MAX, child = UINT32_MAX;
 };
 
 struct KernelName {
@@ -209,14 +211,39 @@ class PhaseTimer {
   uint64_t t0_ = 0;
 };
 
+// One graph's answers from the driver (the walk's first half), kept until
+// the model is made from them (the second half, which calls nothing of
+// CUDA's and may run on another thread). Held by unique_ptr: the handle
+// index refers to `nodes`.
+struct QueriedLevel {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t graph_id = 0;
+  std::vector<cudaGraphNode_t> nodes;
+  std::vector<RawNode> raw;
+  std::vector<cudaGraphNode_t> deps;
+  std::vector<cudaGraphEdgeData> edges;
+  std::vector<const KernelName*> names;                 // kernels with the driver's parameters (the walker's)
+  std::vector<std::shared_ptr<const Origin>> origins;   // by node, when origins are asked for
+  std::vector<Node> premade;                            // other nodes' details (RawNode::premade)
+  std::vector<std::unique_ptr<QueriedLevel>> children;  // child graphs' bodies (RawNode::child)
+  std::optional<HandleIndex> index;                     // made meanwhile for a large graph,
+  std::vector<Node> storage;                            // and its nodes constructed
+  QueriedLevel() = default;
+  QueriedLevel(const QueriedLevel&) = delete;
+  QueriedLevel& operator=(const QueriedLevel&) = delete;
+};
+
 class Walker {
  public:
   Walker(const WalkOptions& o, cudaGraph_t root) : opt_(o), api_(driver_api()), root_(root) {}
 
-  void walk(cudaGraph_t g, Graph& out, int depth) {
+  // The first half: every query of the driver, for g and its child graphs.
+  std::unique_ptr<QueriedLevel> query_level(cudaGraph_t g, int depth) {
     if (depth > 64) throw Error(ExitCode::device, "graph walk", "child graphs nested deeper than 64");
+    auto level = std::make_unique<QueriedLevel>();
+    QueriedLevel& q = *level;
+    std::vector<cudaGraphNode_t>& nodes = q.nodes;
     size_t n = 0;
-    std::vector<cudaGraphNode_t> nodes;
     {
       PhaseTimer t(opt_.phases, WalkPhases::get_nodes);
       // Asking for the count costs the driver as much as the list (7.5-8
@@ -246,47 +273,89 @@ class Walker {
       opt_.root_handles->resize(n);
       for (size_t i = 0; i < n; ++i) (*opt_.root_handles)[i] = reinterpret_cast<uintptr_t>(nodes[i]);
     }
-    out.graph_id = graph_id(g, n ? nodes[0] : nullptr);
-    // Two phases: first every query of the driver, into flat arrays; then the
-    // model. A helper thread builds the handle index and the node array
-    // meanwhile (for a large graph, constructing 100k nodes costs as much as
-    // a third of the queries). The driver is only ever called from here.
-    std::optional<HandleIndex> index;
+    q.graph_id = graph_id(g, n ? nodes[0] : nullptr);
+    // A helper thread builds the handle index and the node array of a large
+    // graph meanwhile (constructing 100k nodes costs as much as a third of
+    // the queries). The driver is only ever called from here.
     std::thread prepare;
-    auto build = [&] {
-      index.emplace(nodes);
-      out.nodes.resize(n);
-    };
-    if (n >= 8192) prepare = std::thread(build);
-    std::vector<RawNode> raw(n);
-    std::vector<cudaGraphNode_t> deps;
-    std::vector<cudaGraphEdgeData> edges;
-    deps.reserve(n * 2);
-    edges.reserve(n * 2);
+    if (n >= 8192)
+      prepare = std::thread([&q, n] {
+        q.index.emplace(q.nodes);
+        q.storage.resize(n);
+      });
     try {
-      for (uint32_t i = 0; i < n; ++i) query(nodes[i], raw[i], deps, edges);
+      q.raw.resize(n);
+      q.deps.reserve(n * 2);
+      q.edges.reserve(n * 2);
+      for (uint32_t i = 0; i < n; ++i) query(nodes[i], q.raw[i], q.deps, q.edges);
+      // Kernel names come from the driver through the walk's cache.
+      q.names.assign(n, nullptr);
+      {
+        PhaseTimer t(opt_.phases, WalkPhases::names);
+        for (uint32_t i = 0; i < n; ++i)
+          if (q.raw[i].type == cudaGraphNodeTypeKernel && q.raw[i].have_params)
+            q.names[i] = &kernel_name(q.raw[i].func, q.raw[i].kern);
+      }
+      // Origins go with their graph, which the application may destroy as
+      // soon as it is instantiated: looked up now.
+      if (opt_.origin_of) {
+        PhaseTimer t(opt_.phases, WalkPhases::origins);
+        q.origins.resize(n);
+        for (uint32_t i = 0; i < n; ++i) q.origins[i] = opt_.origin_of(reinterpret_cast<uintptr_t>(nodes[i]));
+      }
+      PhaseTimer rest(opt_.phases, WalkPhases::details);
+      // What needs the driver again: kernels without the driver's
+      // parameters, and every other node's details (child graphs are
+      // queried from here).
+      for (uint32_t i = 0; i < n; ++i) {
+        RawNode& r = q.raw[i];
+        if (r.type == cudaGraphNodeTypeKernel) {
+          if (!r.have_params) {
+            r.premade = uint32_t(q.premade.size());
+            q.premade.emplace_back().kernel_name = runtime_kernel_name(r);
+          }
+        } else if (r.type == cudaGraphNodeTypeGraph) {
+          cudaGraph_t child;
+          GS_CUDA(cudaGraphChildGraphNodeGetGraph(nodes[i], &child));
+          r.child = uint32_t(q.children.size());
+          q.children.push_back(query_level(child, depth + 1));
+        } else {
+          Node node;
+          node.type = map_type(r.type);
+          if (details(nodes[i], node)) {
+            r.premade = uint32_t(q.premade.size());
+            q.premade.push_back(std::move(node));
+          }
+          if (r.type == cudaGraphNodeTypeConditional) has_conditional_ = true;
+        }
+      }
     } catch (...) {
       if (prepare.joinable()) prepare.join();
       throw;
     }
     if (prepare.joinable()) prepare.join();
-    else build();
-    // Kernel names come from the driver through the walk's cache: looked up
-    // here, on this thread, once per node.
-    std::vector<const KernelName*> names(n, nullptr);
-    {
-      PhaseTimer t(opt_.phases, WalkPhases::names);
-      for (uint32_t i = 0; i < n; ++i)
-        if (raw[i].type == cudaGraphNodeTypeKernel && raw[i].have_params)
-          names[i] = &kernel_name(raw[i].func, raw[i].kern);
+    return level;
+  }
+
+  // The second half: the model, from the answers alone (no CUDA call), each
+  // node from its own facts, so a large graph's nodes are filled in
+  // parallel slices.
+  void build_level(QueriedLevel& q, Graph& out, int depth, WalkPhases* phases) {
+    PhaseTimer t(phases, WalkPhases::fill);
+    const size_t n = q.nodes.size();
+    out.graph_id = q.graph_id;
+    if (q.index) {
+      out.nodes = std::move(q.storage);
+    } else {
+      q.index.emplace(q.nodes);
+      out.nodes.resize(n);
     }
-    // The model: each node from its own raw facts alone, so a large graph's
-    // nodes are filled in parallel slices.
+    const HandleIndex& index = *q.index;
     auto fill = [&](unsigned, size_t begin, size_t end) {
       for (size_t i = begin; i < end; ++i) {
         Node& node = out.nodes[i];
-        const RawNode& r = raw[i];
-        cudaGraphNode_t h = nodes[i];
+        const RawNode& r = q.raw[i];
+        if (r.premade != QueriedLevel::kNone) node = std::move(q.premade[r.premade]);
         node.index = uint32_t(i);
         node.type = map_type(r.type);
         if (node.type == NodeType::unknown) node.type_spelling = "cudaGraphNodeType " + std::to_string(int(r.type));
@@ -294,36 +363,30 @@ class Walker {
         node.graph_id = out.graph_id;
         node.template_tools_id = (uint64_t(*out.graph_id) << 32) | node.node_id;
         if (depth == 0) node.tools_id = node.template_tools_id;
-        if (opt_.handles) node.handle = reinterpret_cast<uintptr_t>(h);
-        if (opt_.origin_of) node.origin = opt_.origin_of(reinterpret_cast<uintptr_t>(h));
+        if (opt_.handles) node.handle = reinterpret_cast<uintptr_t>(q.nodes[i]);
+        if (!q.origins.empty()) node.origin = std::move(q.origins[i]);
         node.dependencies.resize(r.dep_count);
         for (uint32_t k = 0; k < r.dep_count; ++k) {
-          uint32_t from = index->find(deps[r.dep_begin + k]);
+          uint32_t from = index.find(q.deps[r.dep_begin + k]);
           if (from == HandleIndex::kNone)
             throw Error(ExitCode::device, "cudaGraphNodeGetDependencies", "a dependency outside the graph");
-          const cudaGraphEdgeData& e = edges[r.dep_begin + k];
+          const cudaGraphEdgeData& e = q.edges[r.dep_begin + k];
           node.dependencies[k] = Dependency{from, map_edge(e), e.from_port, e.to_port};
         }
-        if (names[i]) kernel(r, node, names[i]->mangled);
+        if (q.names[i]) {
+          kernel(r, node, q.names[i]->mangled);
+        } else if (node.type == NodeType::kernel) {
+          const std::string name = std::move(node.kernel_name);  // the runtime's (premade)
+          kernel(r, node, name);
+        }
       }
     };
-    {
-      PhaseTimer t(opt_.phases, WalkPhases::fill);
-      parallel_slices(n, n >= 20000 ? worker_count(n, 5000, 16) : 1, fill);
-    }
-    PhaseTimer rest(opt_.phases, WalkPhases::details);
-    // What needs the driver again, on this thread: kernels without the
-    // driver's parameters, and every other node's details (child graphs
-    // are walked from here).
-    for (uint32_t i = 0; i < n; ++i) {
-      Node& node = out.nodes[i];
-      if (node.type == NodeType::kernel) {
-        if (!names[i]) kernel(raw[i], node, runtime_kernel_name(raw[i]));
-      } else {
-        details(nodes[i], node, depth);
+    parallel_slices(n, n >= 20000 ? worker_count(n, 5000, 16) : 1, fill);
+    for (size_t i = 0; i < n; ++i)
+      if (q.raw[i].child != QueriedLevel::kNone) {
+        out.nodes[i].bodies.emplace_back();
+        build_level(*q.children[q.raw[i].child], out.nodes[i].bodies.back(), depth + 1, nullptr);
       }
-      if (node.type == NodeType::conditional) has_conditional_ = true;
-    }
     link_dependents(out);
   }
 
@@ -394,29 +457,24 @@ class Walker {
     return *names_.emplace(key, kept_kernel_name(key, name)).first->second;
   }
 
-  void details(cudaGraphNode_t h, Node& node, int depth) {
+  // A node's details other than a kernel's or a child graph's: whether
+  // there were any.
+  bool details(cudaGraphNode_t h, Node& node) {
     switch (node.type) {
-      case NodeType::child_graph: {
-        cudaGraph_t child;
-        GS_CUDA(cudaGraphChildGraphNodeGetGraph(h, &child));
-        node.bodies.emplace_back();
-        walk(child, node.bodies.back(), depth + 1);
-        break;
-      }
       case NodeType::event_record: {
         cudaEvent_t e;
         GS_CUDA(cudaGraphEventRecordNodeGetEvent(h, &e));
         node.event_ptr = reinterpret_cast<uintptr_t>(e);
-        break;
+        return true;
       }
       case NodeType::wait_event: {
         cudaEvent_t e;
         GS_CUDA(cudaGraphEventWaitNodeGetEvent(h, &e));
         node.event_ptr = reinterpret_cast<uintptr_t>(e);
-        break;
+        return true;
       }
       default:
-        if (opt_.details) other_details(h, node);
+        return opt_.details && other_details(h, node);
     }
   }
 
@@ -526,7 +584,7 @@ class Walker {
     node.kernel = std::move(k);
   }
 
-  void other_details(cudaGraphNode_t h, Node& node) {
+  bool other_details(cudaGraphNode_t h, Node& node) {
     switch (node.type) {
       case NodeType::memcpy: {
         cudaMemcpy3DParms p{};
@@ -579,8 +637,10 @@ class Walker {
         node.mem_free_dptr = reinterpret_cast<uintptr_t>(dptr);
         break;
       }
-      default: break;
+      default:
+        return false;
     }
+    return true;
   }
 
   const WalkOptions& opt_;
@@ -630,8 +690,7 @@ void load_dot_ids(cudaGraph_t root, DotIds& ids) {
 // Conditional bodies from cudaGraphDebugDotPrint: the DOT names every graph by
 // the same id CUPTI gives it, so each conditional node of the walk finds its
 // node in the DOT by (graph id, local id) and takes its bodies from there.
-void attach_conditional_bodies(cudaGraph_t g, Graph& root) {
-  GraphDocument dot = debug_dot(g);
+void attach_conditional_bodies(const GraphDocument& dot, Graph& root) {
   // Index the DOT's graphs by id.
   std::unordered_map<uint32_t, const Graph*> by_id;
   struct Indexer {
@@ -665,17 +724,83 @@ void attach_conditional_bodies(cudaGraph_t g, Graph& root) {
 
 }  // namespace
 
-GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options) {
-  PhaseTimer t(options.phases, WalkPhases::whole);
+struct QueriedGraph::Impl {
+  WalkOptions options;  // a copy: the walker refers to it
+  Walker walker;
+  std::unique_ptr<QueriedLevel> root;
+  std::optional<GraphDocument> dot;  // conditional bodies' source
+  Impl(const WalkOptions& o, cudaGraph_t g) : options(o), walker(options, g) {}
+};
+
+QueriedGraph::QueriedGraph() = default;
+QueriedGraph::QueriedGraph(QueriedGraph&&) noexcept = default;
+QueriedGraph& QueriedGraph::operator=(QueriedGraph&&) noexcept = default;
+QueriedGraph::~QueriedGraph() = default;
+
+size_t QueriedGraph::nodes() const {
+  return impl_ && impl_->root ? impl_->root->nodes.size() : 0;
+}
+
+bool QueriedGraph::has_conditional() const {
+  return impl_ && impl_->walker.has_conditional();
+}
+
+size_t QueriedGraph::nodes_with_bodies() const {
+  struct Count {
+    size_t go(const QueriedLevel& q) const {
+      size_t n = q.nodes.size();
+      for (const auto& c : q.children) n += go(*c);
+      return n;
+    }
+  };
+  return impl_ && impl_->root ? Count{}.go(*impl_->root) : 0;
+}
+
+std::vector<std::string> QueriedGraph::first_kernel_names(size_t most) const {
+  std::vector<std::string> out;
+  if (!impl_ || !impl_->root) return out;
+  const QueriedLevel& q = *impl_->root;
+  for (size_t i = 0; i < q.nodes.size() && out.size() < most; ++i) {
+    if (q.raw[i].type != cudaGraphNodeTypeKernel) continue;
+    if (q.names[i])
+      out.push_back(q.names[i]->mangled);
+    else
+      out.push_back(q.premade[q.raw[i].premade].kernel_name);
+  }
+  return out;
+}
+
+GraphDocument QueriedGraph::build(WalkPhases* phases) && {
+  if (!impl_ || !impl_->root) throw Error(ExitCode::device, "graph walk", "its model was made already");
+  std::unique_ptr<Impl> impl = std::move(impl_);
   GraphDocument doc;
   doc.source_format = "graphscope";
-  Walker w(options, g);
-  w.walk(g, doc.root, 0);
-  w.names(doc.kernel_names);
-  if (w.ids_from_dot())
+  impl->walker.build_level(*impl->root, doc.root, 0, phases);
+  impl->walker.names(doc.kernel_names);
+  if (impl->walker.ids_from_dot())
     doc.warnings.push_back("CUPTI is in use by another tool: graph and node ids were read from cudaGraphDebugDotPrint");
-  if (w.has_conditional() && options.conditional_bodies) attach_conditional_bodies(g, doc.root);
+  if (impl->dot) attach_conditional_bodies(*impl->dot, doc.root);
   return doc;
+}
+
+QueriedGraph query_graph(cudaGraph_t g, const WalkOptions& options) {
+  PhaseTimer t(options.phases, WalkPhases::whole);
+  QueriedGraph q;
+  q.impl_ = std::make_unique<QueriedGraph::Impl>(options, g);
+  QueriedGraph::Impl& impl = *q.impl_;
+  impl.root = impl.walker.query_level(g, 0);
+  if (impl.walker.has_conditional() && options.conditional_bodies) impl.dot = debug_dot(g);
+  // What only the queries use.
+  impl.options.origin_of = nullptr;
+  impl.options.root_handles = nullptr;
+  impl.options.phases = nullptr;
+  return q;
+}
+
+GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options) {
+  QueriedGraph q = query_graph(g, options);
+  PhaseTimer t(options.phases, WalkPhases::whole);
+  return std::move(q).build(options.phases);
 }
 
 GraphDocument walk_cuda_graph(uintptr_t graph, uintptr_t exec, const WalkOptions& options) {

@@ -8,7 +8,10 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "inspect/graph.h"
 #include "walk_options.h"
@@ -21,6 +24,38 @@ namespace graphscope::capture {
 /// CUPTI, else (another tool holds CUPTI) cudaGraphDebugDotPrint, with a
 /// warning in the document. Throws Error(device) on a CUDA error.
 GraphDocument walk_graph(cudaGraph_t g, const WalkOptions& options = {});
+
+/// A walk in two halves: query_graph asks the driver everything (and looks
+/// up origins) while the graph exists, on the calling thread; build() then
+/// makes the document from the answers alone, calling nothing of CUDA's,
+/// on any thread (an attached graphscope makes it off the application's).
+/// walk_graph is both at once.
+class QueriedGraph {
+ public:
+  QueriedGraph();
+  QueriedGraph(QueriedGraph&&) noexcept;
+  QueriedGraph& operator=(QueriedGraph&&) noexcept;
+  ~QueriedGraph();
+  /// The root graph's nodes; with every child graph's (not conditional
+  /// bodies, which only the built document has).
+  size_t nodes() const;
+  size_t nodes_with_bodies() const;
+  bool has_conditional() const;
+  /// The mangled names of the root graph's first `most` kernel nodes.
+  std::vector<std::string> first_kernel_names(size_t most) const;
+  /// The document (once: it takes the answers). phases: where the model's
+  /// time goes (WalkPhases::fill), when set.
+  GraphDocument build(WalkPhases* phases = nullptr) &&;
+
+ private:
+  friend QueriedGraph query_graph(cudaGraph_t g, const WalkOptions& options);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The first half of walk_graph (options as there; their origin_of,
+/// root_handles and phases are used here only).
+QueriedGraph query_graph(cudaGraph_t g, const WalkOptions& options = {});
 
 /// The id of an instantiated graph: CUDA 13.1's cuGraphExecGetId when the
 /// driver has it, else CUPTI's cuptiGetGraphExecId (the same number); none

@@ -14,11 +14,25 @@ namespace graphscope::capture {
 /// Where a walk's time goes, added up over walks (GRAPHSCOPE_DEBUG_TIMES in
 /// an attached process; the benchmarks).
 struct WalkPhases {
-  enum Phase { get_nodes, type, ids, dependencies, params, cluster, names, fill, details, whole, phases };
+  enum Phase {
+    get_nodes,
+    type,
+    ids,
+    dependencies,
+    params,
+    cluster,
+    names,
+    origins,
+    fill,
+    details,
+    whole,
+    phases
+  };
   uint64_t ns[phases] = {};
   static const char* name(int p) {
-    static const char* const n[] = {"nodes",        "node type",    "node ids", "dependencies",  "kernel params",
-                                    "cluster attr", "kernel names", "model",    "other details", "whole walk"};
+    static const char* const n[] = {"nodes",         "node type",     "node ids",     "dependencies",
+                                    "kernel params", "cluster attr",  "kernel names", "origins",
+                                    "model",         "other details", "whole walk"};
     return n[p];
   }
 };

@@ -30,13 +30,15 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -112,6 +114,12 @@ struct CallbackTimes {
   std::atomic<int> graphs{0};
   // The walks' phases (walks run one at a time, under the attacher's lock).
   capture::WalkPhases walk, first_walk;
+  // The models made from them on the writer thread (only it touches these).
+  capture::WalkPhases built, first_built;
+  int builds = 0;
+  void build_done() {
+    if (builds++ == 0) first_built = built;
+  }
   const bool on = [] {
     const char* e = std::getenv("GRAPHSCOPE_DEBUG_TIMES");
     return e && std::strcmp(e, "1") == 0;
@@ -176,6 +184,13 @@ struct CallbackTimes {
       if (later > 0) std::fprintf(stderr, " %10.3f ms", double(walk.ns[p] - first_walk.ns[p]) / 1e6 / later);
       std::fputc('\n', stderr);
     }
+    const int fill = capture::WalkPhases::fill;
+    std::fprintf(stderr,
+                 "graphscope: pid %d:   off the application's thread: the model of %d graphs %10.3f ms", pid,
+                 builds, double(built.ns[fill]) / 1e6);
+    if (builds > 1)
+      std::fprintf(stderr, " %10.3f ms", double(built.ns[fill] - first_built.ns[fill]) / 1e6 / (builds - 1));
+    std::fputc('\n', stderr);
   }
 };
 CallbackTimes& callback_times() {
@@ -183,12 +198,44 @@ CallbackTimes& callback_times() {
   return *t;
 }
 
+// A dumped graph's document, made on the writer thread from its walk's
+// answers (capture::QueriedGraph): whoever needs it (an update of its exec
+// graph, the profile at exit) waits for it. Null when it could not be made
+// (the index says why).
+class DocSlot {
+ public:
+  static std::shared_ptr<DocSlot> holding(std::shared_ptr<const GraphDocument> doc) {
+    auto s = std::make_shared<DocSlot>();
+    s->set(std::move(doc));
+    return s;
+  }
+  void set(std::shared_ptr<const GraphDocument> doc) noexcept {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      doc_ = std::move(doc);
+      done_ = true;
+    }
+    cv_.notify_all();
+  }
+  std::shared_ptr<const GraphDocument> get() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return done_; });
+    return doc_;
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::shared_ptr<const GraphDocument> doc_;
+  bool done_ = false;
+};
+
 class Injection {
   // A dumped exec graph while it lives.
   struct Live {
     size_t g = 0;                                // index entry of its current version
     uint32_t version = 1;
-    std::shared_ptr<const GraphDocument> doc;    // its current version's document
+    std::shared_ptr<DocSlot> doc;                // its current version's document
     std::vector<uint64_t> handles;               // the instantiated graph's root nodes, by index
     std::shared_ptr<GraphDocument> pending;      // the next version, while changes gather
     std::vector<std::string> pending_by;         // the calls that made them
@@ -310,10 +357,10 @@ class Injection {
   // At exit: the profile of every graph, and the final index.
   void finish() noexcept {
     if (forked_child || finished_.exchange(true)) return;
-    if (callback_times().on) callback_times().say(int(pid_));
-    // The documents still queued first (a failing job takes m_ to say so),
-    // then the profiles and the final index, written before the process ends.
+    // The documents still queued first, then the profiles and the final
+    // index, written before the process ends.
     writer().drain();
+    if (callback_times().on) callback_times().say(int(pid_));
     finish_locked();
     writer().drain();
   }
@@ -389,20 +436,47 @@ class Injection {
     capture::WalkOptions wo = walk_options();
     std::vector<uint64_t> handles;
     wo.root_handles = &handles;
-    GraphDocument doc = capture::walk_graph(reinterpret_cast<cudaGraph_t>(gd->graph), wo);
-    if (session_->skip_after_walk(*id, doc.root.nodes.size())) {
+    // The driver's answers now, on the application's thread (it may destroy
+    // the graph as soon as instantiation returns); the document from them on
+    // the writer thread, unless conditional bodies must go into it first.
+    capture::QueriedGraph q = capture::query_graph(reinterpret_cast<cudaGraph_t>(gd->graph), wo);
+    if (session_->skip_after_walk(*id, q.nodes())) {
       write_index();
       return;
     }
-    capture::assign_exec_ids(doc, *id);
-    doc.name = "exec" + std::to_string(*id);
-    doc.device = device_info(rd->context);
-    const size_t g = session_->dumped(*id, doc);
+    const uint32_t exec_id = *id;
+    std::optional<DeviceInfo> device = device_info(rd->context);
+    auto finish_doc = [exec_id, device](GraphDocument&& d) {
+      capture::assign_exec_ids(d, exec_id);
+      d.name = "exec" + std::to_string(exec_id);
+      d.device = device;
+      return std::make_shared<const GraphDocument>(std::move(d));
+    };
+    std::function<std::shared_ptr<const GraphDocument>()> make;
+    std::shared_ptr<const GraphDocument> made;
+    size_t g;
+    if (q.has_conditional()) {
+      made = finish_doc(std::move(q).build(callback_times().on ? &callback_times().walk : nullptr));
+      g = session_->dumped(exec_id, AttachSession::summary_of(*made));
+    } else {
+      g = session_->dumped(exec_id, {q.nodes(), q.nodes_with_bodies(), q.first_kernel_names(3)});
+      make = [finish_doc, q = std::make_shared<capture::QueriedGraph>(std::move(q))] {
+        CallbackTimes& times = callback_times();
+        auto doc = finish_doc(std::move(*q).build(times.on ? &times.built : nullptr));
+        if (times.on) times.build_done();
+        return doc;
+      };
+    }
     const AttachedGraph& entry = session_->index().graphs[g];
-    auto shared = post_document(entry.file, std::move(doc));
-    if (!config().quiet)
-      std::fprintf(stderr, "graphscope: pid %d: exec graph %u, %zu nodes -> %s/%s\n", int(pid_), *id,
-                   size_t(entry.nodes), dir_.c_str(), entry.file.c_str());
+    std::string said;
+    if (!config().quiet) {
+      char line[96];
+      std::snprintf(line, sizeof line, "graphscope: pid %d: exec graph %u, %zu nodes -> ", int(pid_), exec_id,
+                    size_t(entry.nodes));
+      said = line + dir_ + "/" + entry.file;
+    }
+    auto shared = made ? post_document(entry.file, made, std::move(said))
+                       : post_document(entry.file, std::move(make), std::move(said));
     docs_.push_back(collector_.running() ? shared : nullptr);
     reports_.emplace_back();
     Live& l = live_[gd->graphExec];
@@ -434,19 +508,59 @@ class Injection {
     if (!config().quiet) say(stood_down_why_);
   }
 
-  // A graph document for FILE: in the journal at once, formatted and written
-  // on the writer thread (writer.h), not the application's.
-  std::shared_ptr<const GraphDocument> post_document(const std::string& file, GraphDocument doc) {
+  // A graph document for FILE: in the journal at once; made (make: from a
+  // walk's answers, or already made), formatted and written on the writer
+  // thread (writer.h), not the application's. `said`: a line for stderr
+  // once the file is written. Its slot has the document once made.
+  std::shared_ptr<DocSlot> post_document(const std::string& file,
+                                         std::function<std::shared_ptr<const GraphDocument>()> make,
+                                         std::string said = {}, std::shared_ptr<DocSlot> slot = nullptr) {
     journal(file);
-    auto shared = std::make_shared<const GraphDocument>(std::move(doc));
-    writer().post([path = dir_ + "/" + file, shared] {
+    if (!slot) slot = std::make_shared<DocSlot>();
+    writer().post([path = dir_ + "/" + file, slot, make = std::move(make), said = std::move(said)] {
+      std::shared_ptr<const GraphDocument> doc;
       try {
-        write_graph_json_file(path, *shared);
+        doc = make();
       } catch (const std::exception& e) {
-        instance().error(std::string("writing ") + path + ": " + e.what());
+        slot->set(nullptr);
+        instance().job_error(std::string("making ") + path + ": " + e.what());
+        return;
+      } catch (...) {
+        slot->set(nullptr);
+        instance().job_error("making " + path + ": unknown error");
+        return;
       }
+      slot->set(doc);
+      try {
+        write_graph_json_file(path, *doc);
+      } catch (const std::exception& e) {
+        instance().job_error(std::string("writing ") + path + ": " + e.what());
+        return;
+      }
+      if (!said.empty()) std::fprintf(stderr, "%s\n", said.c_str());
     });
-    return shared;
+    return slot;
+  }
+
+  // One already made: its slot has it at once.
+  std::shared_ptr<DocSlot> post_document(const std::string& file, std::shared_ptr<const GraphDocument> doc,
+                                         std::string said = {}) {
+    return post_document(
+        file, [doc] { return doc; }, std::move(said), DocSlot::holding(doc));
+  }
+
+  // An error on the writer thread: said at once, and into the index the next
+  // time it is written (m_ is not taken here: a thread holding it may be
+  // waiting for a document this thread makes).
+  void job_error(const std::string& e) noexcept {
+    try {
+      {
+        std::lock_guard<std::mutex> lock(job_m_);
+        job_errors_.push_back(e);
+      }
+      say(e);
+    } catch (...) {
+    }
   }
 
   capture::WalkOptions walk_options() const {
@@ -491,25 +605,30 @@ class Injection {
       if (std::find(l.pending_by.begin(), l.pending_by.end(), name) == l.pending_by.end())
         l.pending_by.push_back(name);
     };
+    // The current version's document (made on the writer thread: waited
+    // for; m_ is held, and no writer job takes it). None: it could not be
+    // made, and the index says so.
+    const std::shared_ptr<const GraphDocument> current = l.doc->get();
+    if (!current) return;
     if (c.whole) {
       // The exec graph now runs the parameters of c.whole: walk it now (the
       // application may destroy it right after).
       GraphDocument w = capture::walk_graph(reinterpret_cast<cudaGraph_t>(c.whole), walk_options());
-      capture::assign_exec_ids(w, *l.doc->exec_graph_id);
+      capture::assign_exec_ids(w, *current->exec_graph_id);
       std::string why;
-      if (!carry_exec_node_ids(*l.doc, w, &why))
+      if (!carry_exec_node_ids(*current, w, &why))
         w.warnings.push_back("node ids are the update's graph's, and records of this exec graph may not join: " + why);
-      w.name = l.doc->name;
-      w.device = l.doc->device;
-      const GraphDocument& before = l.pending ? *l.pending : *l.doc;
+      w.name = current->name;
+      w.device = current->device;
+      const GraphDocument& before = l.pending ? *l.pending : *current;
       ExecVersion v;
       if (before.exec_version) v.disabled_nodes = before.exec_version->disabled_nodes;
       w.exec_version = std::move(v);
       // XLA updates its command buffers this way at every step: the same
       // graph again is no new version (unless the current one leaves
       // something out that this walk now shows).
-      const bool current_complete = !l.doc->exec_version || l.doc->exec_version->not_recorded.empty();
-      if (current_complete && same_recorded_content(w, *l.doc)) {
+      const bool current_complete = !current->exec_version || current->exec_version->not_recorded.empty();
+      if (current_complete && same_recorded_content(w, *current)) {
         l.pending.reset();
         l.pending_by.clear();
         session_->unchanged_update(l.g);
@@ -520,7 +639,7 @@ class Injection {
       return;
     }
     if (!c.node) return;
-    if (!l.pending) l.pending = std::make_shared<GraphDocument>(*l.doc);
+    if (!l.pending) l.pending = std::make_shared<GraphDocument>(*current);
     // XLA sets hundreds of nodes of a graph of thousands per step: a table,
     // not a search per call.
     if (l.index_of.empty())
@@ -559,7 +678,7 @@ class Injection {
       return;
     }
     const AttachedGraph& entry = session_->index().graphs[*g];
-    auto shared = post_document(entry.file, std::move(doc));
+    auto shared = post_document(entry.file, std::make_shared<const GraphDocument>(std::move(doc)));
     if (!config().quiet) {
       std::string calls;
       for (const auto& x : entry.updated_by) calls += (calls.empty() ? "" : ", ") + x;
@@ -607,7 +726,12 @@ class Injection {
     po.threshold_us = c.threshold_us;
     po.tolerance_us = c.tolerance_us;
     po.exec_graph_id = session_->index().graphs[g].exec_graph_id;
-    const GraphDocument& doc = *docs_[g];
+    const std::shared_ptr<const GraphDocument> made = docs_[g] ? docs_[g]->get() : nullptr;
+    if (!made) {
+      session_->not_profiled(g, "its graph document could not be made");
+      return;
+    }
+    const GraphDocument& doc = *made;
     TraceJoin join = join_trace(doc, t, join_options(po));
     reports_[g] = analyze_profile(doc, t, join, po);
     session_->profiled(g, reports_[g]);
@@ -617,13 +741,20 @@ class Injection {
   }
 
   void write_report_text() {
-    write_output(dir_ + "/report.txt",
-                 session_->report_text([&](size_t g) { return format_profile(reports_[g], *docs_[g]); }));
+    write_output(dir_ + "/report.txt", session_->report_text([&](size_t g) {
+      const auto doc = docs_[g] ? docs_[g]->get() : nullptr;
+      return doc ? format_profile(reports_[g], *doc) : std::string();
+    }));
   }
 
   // graphscope.attach/1: what this process did, rewritten after each graph.
   void write_index() noexcept {
     try {
+      {
+        std::lock_guard<std::mutex> lock(job_m_);
+        for (auto& e : job_errors_) session_->error(std::move(e));
+        job_errors_.clear();
+      }
       AttachIndex& x = session_->index();
       x.attached = attached_ || (stood_down_ && !x.graphs.empty());
       x.let_go = stood_down_ ? stood_down_why_ : std::string();
@@ -738,6 +869,8 @@ class Injection {
   }
 
   std::mutex m_;
+  std::mutex job_m_;                      // guards job_errors_ (never with m_ taken inside it)
+  std::vector<std::string> job_errors_;   // the writer thread's, until the index is next written
   std::optional<AttachSession> session_;  // made by initialize(), before any callback
   pid_t pid_ = 0;
   std::string dir_;
@@ -751,7 +884,7 @@ class Injection {
   std::string stood_down_why_;
   Trace stopped_trace_;  // the activities traced before standing down or at exit
   bool have_stopped_trace_ = false;
-  std::vector<std::shared_ptr<const GraphDocument>> docs_;    // per dumped graph: its document (profiling only)
+  std::vector<std::shared_ptr<DocSlot>> docs_;  // per dumped graph: its document (profiling only)
   std::vector<ProfileReport> reports_;  // per dumped graph: its report, once analysed
   std::optional<DeviceInfo> device_;  // the first device a graph was made on
   std::optional<int64_t> device_ordinal_;

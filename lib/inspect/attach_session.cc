@@ -177,29 +177,32 @@ namespace {
 // "" for version 1, ".vN" after: graph-ID.vN.json, profile-ID.vN.json.
 std::string version_suffix(const AttachedGraph& g) { return g.version > 1 ? ".v" + std::to_string(g.version) : ""; }
 
-AttachedGraph entry_of(uint32_t exec_id, uint32_t version, const GraphDocument& doc) {
+AttachedGraph entry_of(uint32_t exec_id, uint32_t version, const AttachSession::Summary& s) {
   AttachedGraph g;
   g.exec_graph_id = exec_id;
   g.version = version;
   g.file = "graph-" + std::to_string(exec_id) + version_suffix(g) + ".json";
-  g.nodes = doc.root.nodes.size();
-  g.nodes_with_bodies = total_nodes(doc.root);
-  for (const auto& n : doc.root.nodes) {
-    if (n.type != NodeType::kernel) continue;
-    g.first_kernels.push_back(short_kernel_name(n.kernel_name, 60));
-    if (g.first_kernels.size() == 3) break;
-  }
-  if (doc.exec_version) {
-    g.updated_by = doc.exec_version->updated_by;
-    g.not_recorded = doc.exec_version->not_recorded;
-  }
+  g.nodes = s.nodes;
+  g.nodes_with_bodies = s.nodes_with_bodies;
+  for (const auto& k : s.first_kernels) g.first_kernels.push_back(short_kernel_name(k, 60));
   return g;
 }
 
 }  // namespace
 
-size_t AttachSession::dumped(uint32_t exec_id, const GraphDocument& doc) {
-  index_.graphs.push_back(entry_of(exec_id, 1, doc));
+AttachSession::Summary AttachSession::summary_of(const GraphDocument& doc) {
+  Summary s;
+  s.nodes = doc.root.nodes.size();
+  s.nodes_with_bodies = total_nodes(doc.root);
+  for (const auto& n : doc.root.nodes) {
+    if (s.first_kernels.size() == 3) break;
+    if (n.type == NodeType::kernel) s.first_kernels.push_back(n.kernel_name);
+  }
+  return s;
+}
+
+size_t AttachSession::dumped(uint32_t exec_id, const Summary& summary) {
+  index_.graphs.push_back(entry_of(exec_id, 1, summary));
   windows_.emplace_back();
   return index_.graphs.size() - 1;
 }
@@ -214,7 +217,12 @@ std::optional<size_t> AttachSession::updated(size_t g, const GraphDocument& doc)
     return std::nullopt;
   }
   before.superseded = true;
-  index_.graphs.push_back(entry_of(before.exec_graph_id, version, doc));
+  AttachedGraph next = entry_of(before.exec_graph_id, version, summary_of(doc));
+  if (doc.exec_version) {
+    next.updated_by = doc.exec_version->updated_by;
+    next.not_recorded = doc.exec_version->not_recorded;
+  }
+  index_.graphs.push_back(std::move(next));
   windows_.emplace_back();
   return index_.graphs.size() - 1;
 }

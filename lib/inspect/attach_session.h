@@ -81,9 +81,18 @@ class AttachSession {
   /// The walk gave `root_nodes` nodes: true (and recorded) when it is under
   /// the node minimum.
   bool skip_after_walk(uint32_t exec_id, size_t root_nodes);
+  /// What an index entry says of a graph's document: its node counts and
+  /// first kernels (mangled names, as the document has them).
+  struct Summary {
+    size_t nodes = 0, nodes_with_bodies = 0;
+    std::vector<std::string> first_kernels;
+  };
+  static Summary summary_of(const GraphDocument& doc);
   /// The graph is dumped: its index entry (file name, node counts, first
-  /// kernels). Returns its number, for launched() and the profile calls.
-  size_t dumped(uint32_t exec_id, const GraphDocument& doc);
+  /// kernels), from a summary of its document (which an attached graphscope
+  /// makes later, off the application's thread). Returns its number, for
+  /// launched() and the profile calls.
+  size_t dumped(uint32_t exec_id, const Summary& summary);
   /// Dumped graph g's exec graph was changed after instantiation and doc is
   /// its next version (doc.exec_version says which and by what): a new
   /// entry, launches from now on count there, g is superseded. Nullopt

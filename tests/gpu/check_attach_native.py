@@ -40,6 +40,24 @@ for g in graphs:
 text = open(log).read()
 
 
+def total_nodes(nodes):
+    return sum(1 + sum(total_nodes(b["nodes"]) for b in n.get("bodies", [])) for n in nodes)
+
+
+# Each entry's summary (made from the walk's answers, before its document
+# was made off the application's thread) agrees with the document.
+for g in graphs:
+    if "doc" not in g:
+        continue
+    nodes = g["doc"]["nodes"]
+    if g["nodes"] != len(nodes) or g["nodes_with_bodies"] != total_nodes(nodes):
+        bad(f"{g['file']}: the index says {g['nodes']} nodes ({g['nodes_with_bodies']} with bodies), "
+            f"the document has {len(nodes)} ({total_nodes(nodes)})")
+    first = [n["kernel_name"] for n in nodes if n["node_type"] == "kernel"][:3]
+    if len(g["first_kernels"]) != len(first) or not all(g["first_kernels"]):
+        bad(f"{g['file']}: first kernels {g['first_kernels']} in the index, the document's are {first}")
+
+
 def kernels(doc):
     return [n for n in doc["nodes"] if n["node_type"] == "kernel"]
 

@@ -182,9 +182,9 @@ TEST_CASE("a session dumps or skips each graph, and says why in its index") {
   GraphDocument doc = test::fork_join();
   CHECK_FALSE(s.skip_before_walk(3u));
   CHECK_FALSE(s.skip_after_walk(3, doc.root.nodes.size()));
-  CHECK(s.dumped(3, doc) == 0);
+  CHECK(s.dumped(3, AttachSession::summary_of(doc)) == 0);
   CHECK_FALSE(s.skip_before_walk(4u));
-  CHECK(s.dumped(4, doc) == 1);
+  CHECK(s.dumped(4, AttachSession::summary_of(doc)) == 1);
   CHECK(s.skip_before_walk(2u) == std::optional<std::string>("GRAPHSCOPE_MAX_GRAPHS reached"));
   const AttachIndex& x = s.index();
   REQUIRE(x.graphs.size() == 2);
@@ -205,8 +205,8 @@ TEST_CASE("a session analyses the replays in its window and the work that ran be
   c.replays = 2;
   AttachSession s(c, 7, {});
   GraphDocument doc = test::fork_join();
-  size_t g = s.dumped(5, doc);
-  size_t never = s.dumped(6, doc);
+  size_t g = s.dumped(5, AttachSession::summary_of(doc));
+  size_t never = s.dumped(6, AttachSession::summary_of(doc));
   CHECK_FALSE(s.launched(g, 100));  // the first launch is left out
   CHECK(s.launched(g, 101));
   CHECK(s.launched(g, 102));
@@ -259,17 +259,17 @@ TEST_CASE("a launch window with no record of its replays says how many records w
   AttachConfig c;
   c.skip_replays = 0;
   AttachSession s(c, 1, {});
-  size_t g = s.dumped(5, test::fork_join());
+  size_t g = s.dumped(5, AttachSession::summary_of(test::fork_join()));
   s.launched(g, 9);
   std::string why;
   Trace none;
   s.replays_of(g, none, 17, &why);
   CHECK(why == "no activity record of its replays (dropped records: 17)");
   AttachSession late(c, 1, {});
-  size_t h = late.dumped(5, test::fork_join());
+  size_t h = late.dumped(5, AttachSession::summary_of(test::fork_join()));
   c.skip_replays = 5;
   AttachSession skipping(c, 1, {});
-  size_t k = skipping.dumped(5, test::fork_join());
+  size_t k = skipping.dumped(5, AttachSession::summary_of(test::fork_join()));
   skipping.launched(k, 1);
   skipping.replays_of(k, none, 0, &why);
   CHECK(why == "no replay in the window (GRAPHSCOPE_SKIP_REPLAYS 5, 1 launches)");

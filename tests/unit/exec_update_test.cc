@@ -157,7 +157,7 @@ TEST_CASE("a session records each version of an exec graph with its own file, la
   c.skip_replays = 0;
   AttachSession s(c, 42, {"app"});
   GraphDocument d = chain();
-  const size_t g1 = s.dumped(7, d);
+  const size_t g1 = s.dumped(7, AttachSession::summary_of(d));
   CHECK(s.launched(g1, 100));
   ExecVersion v;
   v.version = 2;
