@@ -86,6 +86,7 @@ int run_child(const AttachOptions& o, const std::string& library) {
   c.min_nodes = o.min_nodes;
   c.exec_ids = o.exec_ids;
   c.max_graphs = o.max_graphs;
+  c.let_go_after_s = o.let_go_after_s;
   c.profile = o.profile;
   c.origins = !o.no_origins;
   c.skip_replays = o.skip_replays;
@@ -166,6 +167,9 @@ static void reconcile_journal(const fs::path& dir, AttachIndex& x) {
 int run_attached(const AttachOptions& o) {
   if (o.command.empty())
     throw Error(ExitCode::usage, "--exec", "give the command to run after --, e.g. --exec -- python train.py");
+  if (o.profile && o.let_go_after_s > 0)
+    throw Error(ExitCode::usage, "--let-go-after",
+                "profile --exec traces replays until the application exits; use it with capture --exec");
   std::string library = find_injection_library();
   prepare_out_dir(o.out_dir);
   int code = run_child(o, library);
@@ -266,6 +270,10 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
                                          "pid-PID/graph-ID.json per graph (rank-R/ for a launcher's ranks)");
   sub.add_option("--min-nodes", o.min_nodes, "--exec: skip graphs with fewer root nodes");
   sub.add_option("--max-graphs", o.max_graphs, "--exec: dump at most this many graphs per process (then, without profiling, let go of CUPTI so replays run at full speed)");
+  const char* let_go =
+      "capture --exec: once a process has gone this many seconds without a new graph or update "
+      "(after its first), let go of CUPTI as --max-graphs does; later graphs are not recorded";
+  sub.add_option("--let-go-after", o.let_go_after_s, let_go)->check(CLI::Range(0.001, 1e7));
   sub.add_flag("--no-origins", o.no_origins,
                "Do not record where each node came from (NVTX ranges, Python file:line and module, native frame)");
 }

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +43,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -313,6 +315,7 @@ class Injection {
     attached_ = true;
     write_index();
     std::atexit([] { instance().finish(); });
+    if (config().let_go_after_s > 0 && !config().profile) std::thread([this] { watch_idle(); }).detach();
   }
 
   static Injection& instance() {
@@ -430,6 +433,7 @@ class Injection {
     if (!gd || !gd->graph || !gd->graphExec || finished_) return;
     std::lock_guard<std::mutex> lock(m_);
     if (stood_down_) return;
+    last_graph_ = std::chrono::steady_clock::now();
     auto exec = reinterpret_cast<cudaGraphExec_t>(gd->graphExec);
     std::optional<uint32_t> id = capture::exec_graph_id(exec);
     if (session_->skip_before_walk(id)) return;
@@ -485,19 +489,21 @@ class Injection {
     l.doc = std::move(shared);
     l.handles = std::move(handles);
     write_index();  // complete after every graph, whatever happens to the process later
-    if (++dumped_execs_ == config().max_graphs && !config().profile) let_go_at_limit();
+    if (++dumped_execs_ == config().max_graphs && !config().profile)
+      let_go("GRAPHSCOPE_MAX_GRAPHS (" + std::to_string(config().max_graphs) + ") graphs dumped");
   }
 
-  // GRAPHSCOPE_MAX_GRAPHS graphs dumped, nothing to profile: graphscope has
+  // GRAPHSCOPE_MAX_GRAPHS graphs dumped, or GRAPHSCOPE_LET_GO_AFTER seconds
+  // without a new one (watch_idle), nothing to profile: graphscope has
   // nothing left to do, and while any CUPTI subscriber is attached every
   // graph replay costs the application more (measured on the H100: 0.4-0.6
   // us per node, with one resource callback enabled and doing nothing). It
   // unsubscribes on the writer thread, after the files: never from inside a
   // callback. Under m_.
-  void let_go_at_limit() {
+  void let_go(const std::string& why) {
     stood_down_ = true;
-    stood_down_why_ = "GRAPHSCOPE_MAX_GRAPHS (" + std::to_string(config().max_graphs) +
-                      ") graphs dumped: graphscope let go of CUPTI so that the rest of the run is not slowed; "
+    stood_down_why_ = why +
+                      ": graphscope let go of CUPTI so that the rest of the run is not slowed; "
                       "later graphs and updates are not recorded";
     write_index();
     writer().post([sub = subscriber_] {
@@ -506,6 +512,31 @@ class Injection {
       cuptiFinalize();  // unsubscribing alone leaves replays as slow (measured)
     });
     if (!config().quiet) say(stood_down_why_);
+  }
+
+  // GRAPHSCOPE_LET_GO_AFTER (capture --exec --let-go-after): a thread of
+  // graphscope's that lets go of CUPTI once the process has gone that long
+  // without a new exec graph or version, after its first (a server's
+  // start-up is over), so that its replays run at full speed. It only ever
+  // waits, on m_, for a deadline that each graph moves.
+  void watch_idle() {
+    const auto idle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(config().let_go_after_s));
+    std::unique_lock<std::mutex> lock(m_);
+    while (!finished_ && !stood_down_) {
+      if (last_graph_ == std::chrono::steady_clock::time_point{}) {
+        idle_.wait_for(lock, idle);  // no graph yet
+        continue;
+      }
+      if (std::chrono::steady_clock::now() >= last_graph_ + idle) {
+        char s[64];
+        std::snprintf(s, sizeof s, "GRAPHSCOPE_LET_GO_AFTER (%g s) without a new graph",
+                      config().let_go_after_s);
+        let_go(s);
+        return;
+      }
+      idle_.wait_until(lock, last_graph_ + idle);
+    }
   }
 
   // A graph document for FILE: in the journal at once; made (make: from a
@@ -663,6 +694,7 @@ class Injection {
   // The pending changes of l, if any, become its next version. Under m_.
   void new_version(Live& l) {
     if (!l.pending || l.pending_by.empty()) return;
+    last_graph_ = std::chrono::steady_clock::now();
     GraphDocument doc = std::move(*l.pending);
     l.pending.reset();
     ExecVersion& v = doc.exec_version ? *doc.exec_version : doc.exec_version.emplace();
@@ -869,6 +901,9 @@ class Injection {
   }
 
   std::mutex m_;
+  std::condition_variable idle_;  // watch_idle's wait (on m_)
+  // The last exec graph made or version recorded (watch_idle); under m_.
+  std::chrono::steady_clock::time_point last_graph_;
   std::mutex job_m_;                      // guards job_errors_ (never with m_ taken inside it)
   std::vector<std::string> job_errors_;   // the writer thread's, until the index is next written
   std::optional<AttachSession> session_;  // made by initialize(), before any callback

@@ -24,6 +24,10 @@ std::vector<std::pair<std::string, std::string>> attach_environment(const Attach
   std::snprintf(buf, sizeof buf, "%.17g", c.tolerance_us);
   env.emplace_back("GRAPHSCOPE_TOLERANCE_US", buf);
   if (c.max_graphs) env.emplace_back("GRAPHSCOPE_MAX_GRAPHS", std::to_string(c.max_graphs));
+  if (c.let_go_after_s > 0) {
+    std::snprintf(buf, sizeof buf, "%.17g", c.let_go_after_s);
+    env.emplace_back("GRAPHSCOPE_LET_GO_AFTER", buf);
+  }
   if (!c.exec_ids.empty()) {
     std::string ids;
     for (uint32_t id : c.exec_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
@@ -64,6 +68,7 @@ AttachConfig attach_config_from(const std::function<const char*(const char*)>& g
   if (const char* o = getenv("GRAPHSCOPE_OUT"); o && *o) c.out = o;
   c.min_nodes = number("GRAPHSCOPE_MIN_NODES", 0);
   c.max_graphs = number("GRAPHSCOPE_MAX_GRAPHS", 0);
+  c.let_go_after_s = real("GRAPHSCOPE_LET_GO_AFTER", 0);
   c.profile = number("GRAPHSCOPE_PROFILE", 0) != 0;
   c.skip_replays = uint32_t(std::min<uint64_t>(number("GRAPHSCOPE_SKIP_REPLAYS", 1), UINT32_MAX));
   c.replays = uint32_t(std::min<uint64_t>(number("GRAPHSCOPE_REPLAYS", 20), UINT32_MAX));

@@ -18,6 +18,11 @@
 //   attach_stress reset              cudaDeviceReset between two graphs;
 //                                    exits 5
 //   attach_stress kill               two graphs, then SIGKILL to itself
+//   attach_stress idle [SECONDS]     a graph of 200 kernels replayed 500
+//                                    times, then SECONDS (default 2) with
+//                                    no new graph, the same replays again
+//                                    (each batch's time per replay
+//                                    printed), then a second graph
 //
 // Every mode checks the results the GPU computed and prints one line per
 // check; a wrong result exits 1. Exit codes: 0 (5 for reset), 1 wrong
@@ -27,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -263,6 +269,46 @@ int run_kill() {
   return 1;
 }
 
+// What a server does: graphs at start-up, then replays for a long time.
+// Prints the time per replay of one batch before and one after the pause
+// (an attached graphscope may let go of CUPTI meanwhile).
+int run_idle(int seconds) {
+  constexpr int kKernels = 200, kReplays = 500, kGrid = 2;
+  const int n = kGrid * kBlock;
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int* p = nullptr;
+  CK(cudaMalloc(&p, n * sizeof(int)));
+  cudaGraph_t g = capture_chain(s, p, kGrid, kKernels, cudaStreamCaptureModeGlobal);
+  cudaGraphExec_t e = nullptr;
+  CK(cudaGraphInstantiate(&e, g, 0));
+  CK(cudaGraphDestroy(g));
+  std::vector<int> h;
+  int wrong = 0;
+  auto batch = [&](const char* when) {
+    CK(cudaGraphLaunch(e, s));  // warm
+    CK(cudaStreamSynchronize(s));
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < kReplays; ++r) CK(cudaGraphLaunch(e, s));
+    CK(cudaStreamSynchronize(s));
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    read_back(p, n, h);
+    const bool ok = all_equal(h, n, kKernels);
+    std::printf("replays %s: %.1f us each: %s\n", when, us / kReplays, ok ? "ok" : "WRONG");
+    wrong += !ok;
+  };
+  batch("before the pause");
+  std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  batch("after the pause");
+  CK(cudaGraphExecDestroy(e));
+  CK(cudaFree(p));
+  CK(cudaStreamDestroy(s));
+  const bool second = one_graph(3, 4);
+  std::printf("second graph: %s\n", second ? "ok" : "WRONG");
+  return wrong || !second ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -273,6 +319,7 @@ int main(int argc, char** argv) {
   if (mode == "fork") return run_fork();
   if (mode == "reset") return run_reset();
   if (mode == "kill") return run_kill();
-  std::fprintf(stderr, "usage: attach_stress threads|update|fork|reset|kill [N]\n");
+  if (mode == "idle") return run_idle(arg > 0 ? arg : 2);
+  std::fprintf(stderr, "usage: attach_stress threads|update|fork|reset|kill|idle [N]\n");
   return 2;
 }

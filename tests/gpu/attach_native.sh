@@ -17,7 +17,9 @@
 #    lists only files that exist and read (and graphscope says which queued
 #    documents it does not list);
 #  - --max-graphs reached while other threads capture: graphscope lets go
-#    of CUPTI, the application goes on unharmed.
+#    of CUPTI, the application goes on unharmed;
+#  - --let-go-after: a second without a new graph, and graphscope lets go
+#    of CUPTI; the replays after it, and a graph made after it, are right.
 # The application's results are checked by itself (a wrong one exits 1) and
 # its exit code must pass through. Exits 77 (ctest: skipped) without a GPU.
 #   attach_native.sh GRAPHSCOPE ATTACH_STRESS WORK_DIR
@@ -60,4 +62,9 @@ run kill 137 -- capture --exec --out-dir "$work/kill" -- "$app" kill && check ki
 # --max-graphs reached: graphscope lets go of CUPTI (and finalizes it) while
 # three other threads go on capturing; their results stay right.
 run limit 0 -- capture --exec --max-graphs 2 --out-dir "$work/limit" -- "$app" threads 5 && check limit "$work/limit" limit
+# --let-go-after 1: the application pauses 3 s between its replays; the
+# times per replay before and after are printed (not checked: no timing
+# assertions in tests).
+run idle 0 -- capture --exec --let-go-after 1 --out-dir "$work/idle" -- "$app" idle 3 && check idle "$work/idle" idle &&
+  grep "^replays" "$work/idle.out"
 exit $status

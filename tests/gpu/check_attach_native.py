@@ -3,7 +3,7 @@
 
     check_attach_native.py CASE OUT_DIR LOG
 
-CASE is threads, update, update_profile, fork, reset, kill or limit. Prints what
+CASE is threads, update, update_profile, fork, reset, kill, limit or idle. Prints what
 it found; exits 1 with a line per problem."""
 import collections
 import glob
@@ -175,6 +175,20 @@ elif case == "limit":
     if not index["complete"]:
         bad("index not complete after a normal exit")
     print(f"limit: {len(graphs)} graphs, let_go {index.get('let_go')!r}")
+
+elif case == "idle":
+    # The 200-kernel graph dumped; graphscope let go during the pause, so the
+    # graph made after it is not recorded; the application's checks passed.
+    if len(graphs) != 1 or graphs[0]["nodes"] != 201:
+        bad(f"graphs {[(g['file'], g['nodes']) for g in graphs]}, expected one of 201 nodes")
+    if not index.get("let_go", "").startswith("GRAPHSCOPE_LET_GO_AFTER (1 s) without a new graph"):
+        bad(f"let_go is {index.get('let_go')!r}")
+    if not index["complete"]:
+        bad("index not complete after a normal exit")
+    checks = [l for l in text.splitlines() if l.startswith(("replays ", "second graph")) and l.endswith(": ok")]
+    if len(checks) != 3:
+        bad("the application's three checks did not all pass")
+    print(f"idle: {len(graphs)} graph, let_go {index.get('let_go')!r}")
 
 else:
     bad(f"unknown case {case}")

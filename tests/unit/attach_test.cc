@@ -122,6 +122,7 @@ TEST_CASE("the options travel through the environment and back") {
   c.min_nodes = 3;
   c.exec_ids = {7, 9};
   c.max_graphs = 4;
+  c.let_go_after_s = 2.5;
   c.profile = true;
   c.skip_replays = 2;
   c.replays = 30;
@@ -138,6 +139,7 @@ TEST_CASE("the options travel through the environment and back") {
   CHECK(back.min_nodes == 3);
   CHECK(back.exec_ids == c.exec_ids);
   CHECK(back.max_graphs == 4);
+  CHECK(back.let_go_after_s == 2.5);
   CHECK(back.profile);
   CHECK(back.skip_replays == 2);
   CHECK(back.replays == 30);
@@ -151,15 +153,18 @@ TEST_CASE("a malformed variable is said and its default kept") {
   env.vars = {{"GRAPHSCOPE_MIN_NODES", "-3"},
               {"GRAPHSCOPE_REPLAYS", "many"},
               {"GRAPHSCOPE_THRESHOLD_US", "nan"},
+              {"GRAPHSCOPE_LET_GO_AFTER", "-1"},
               {"GRAPHSCOPE_EXEC_IDS", "4,,x,5"}};
   std::vector<std::string> errors;
   AttachConfig c = attach_config_from(env.getenv(), errors);
   CHECK(c.min_nodes == 0);
   CHECK(c.replays == 20);
   CHECK(c.threshold_us == 5);
+  CHECK(c.let_go_after_s == 0);
   CHECK(c.exec_ids == std::vector<uint32_t>{4, 5});
   CHECK(errors == std::vector<std::string>{
                       "GRAPHSCOPE_MIN_NODES=-3 is not a non-negative integer; using 0",
+                      "GRAPHSCOPE_LET_GO_AFTER=-1 is not a non-negative number; using the default",
                       "GRAPHSCOPE_REPLAYS=many is not a non-negative integer; using 20",
                       "GRAPHSCOPE_THRESHOLD_US=nan is not a non-negative number; using the default",
                       "GRAPHSCOPE_EXEC_IDS: '' is not an id",
