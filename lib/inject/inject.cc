@@ -517,7 +517,8 @@ class Injection {
   // GRAPHSCOPE_LET_GO_AFTER (capture --exec --let-go-after): a thread of
   // graphscope's that lets go of CUPTI once the process has gone that long
   // without a new exec graph or version, after its first (a server's
-  // start-up is over), so that its replays run at full speed. It only ever
+  // start-up is over), so that CUPTI stops slowing its replays (how much of
+  // that comes back: BENCHMARKS.md, "Letting go when idle"). It only ever
   // waits, on m_, for a deadline that each graph moves.
   void watch_idle() {
     const auto idle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
