@@ -269,7 +269,9 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
   sub.add_option("--out-dir", o.out_dir, "--exec: output directory (default graphscope-out): index.json, and "
                                          "pid-PID/graph-ID.json per graph (rank-R/ for a launcher's ranks)");
   sub.add_option("--min-nodes", o.min_nodes, "--exec: skip graphs with fewer root nodes");
-  sub.add_option("--max-graphs", o.max_graphs, "--exec: dump at most this many graphs per process (then, without profiling, let go of CUPTI so replays run at full speed)");
+  sub.add_option("--max-graphs", o.max_graphs,
+                 "--exec: dump at most this many graphs per process (then, without profiling, let go of "
+                 "CUPTI, which slows replays)");
   const char* let_go =
       "capture --exec: once a process has gone this many seconds without a new graph or update "
       "(after its first), let go of CUPTI as --max-graphs does; later graphs are not recorded";
