@@ -167,9 +167,6 @@ static void reconcile_journal(const fs::path& dir, AttachIndex& x) {
 int run_attached(const AttachOptions& o) {
   if (o.command.empty())
     throw Error(ExitCode::usage, "--exec", "give the command to run after --, e.g. --exec -- python train.py");
-  if (o.profile && o.let_go_after_s > 0)
-    throw Error(ExitCode::usage, "--let-go-after",
-                "profile --exec traces replays until the application exits; use it with capture --exec");
   std::string library = find_injection_library();
   prepare_out_dir(o.out_dir);
   int code = run_child(o, library);

@@ -247,6 +247,10 @@ Handler declare_profile(CLI::App& sub) {
   auto* warmup = live->get_option("--warmup");
   return [c, warmup]() -> int {
     if (c->exec) {
+      // A usage error before what this build can do.
+      if (c->attach.let_go_after_s > 0)
+        throw Error(ExitCode::usage, "--let-go-after",
+                    "profile --exec traces replays until the application exits; use it with capture --exec");
       capture::require_cuda("profile --exec");
       AttachOptions& a = c->attach;
       a.command = c->args;
