@@ -637,11 +637,17 @@ class Injection {
       if (std::find(l.pending_by.begin(), l.pending_by.end(), name) == l.pending_by.end())
         l.pending_by.push_back(name);
     };
-    // The current version's document (made on the writer thread: waited
-    // for; m_ is held, and no writer job takes it). None: it could not be
-    // made, and the index says so.
-    const std::shared_ptr<const GraphDocument> current = l.doc->get();
-    if (!current) return;
+    if (!c.whole && !c.node) return;
+    // The current version's document, where the change starts from it (made
+    // on the writer thread: waited for; m_ is held, and no writer job takes
+    // it). A setter call with changes already gathered needs none (XLA
+    // makes hundreds a step). None: it could not be made, and the index
+    // says so.
+    std::shared_ptr<const GraphDocument> current;
+    if (c.whole || !l.pending) {
+      current = l.doc->get();
+      if (!current) return;
+    }
     if (c.whole) {
       // The exec graph now runs the parameters of c.whole: walk it now (the
       // application may destroy it right after).
@@ -670,7 +676,6 @@ class Injection {
       by("cuGraphExecUpdate");
       return;
     }
-    if (!c.node) return;
     if (!l.pending) l.pending = std::make_shared<GraphDocument>(*current);
     // XLA sets hundreds of nodes of a graph of thousands per step: a table,
     // not a search per call.
