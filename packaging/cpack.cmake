@@ -29,7 +29,7 @@ set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(_gs_elf $<TARGET_FILE:graphscope> $<TARGET_FILE:graphscope_c> $<TARGET_FILE:graphscope_inspect_shared>)
 if(GRAPHSCOPE_HAVE_CUDA)
   list(APPEND _gs_elf $<TARGET_FILE:graphscope_live> $<TARGET_FILE:graphscope_capture_shared>
-       $<TARGET_FILE:graphscope_inject>)
+       $<TARGET_FILE:graphscope_inject> $<TARGET_FILE:graphscope_preload>)
 endif()
 file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/graphscope-cpack.cmake CONTENT
 "set(GS_PACKAGE_ELF \"${_gs_elf}\")

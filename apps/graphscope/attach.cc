@@ -62,9 +62,15 @@ void prepare_out_dir(const std::string& out) {
   fs::remove(fs::path(out) / "index.json", ec);
 }
 
+// The injection library, and beside it the preload library that lets it
+// take CUPTI back after --let-go-after (lib/inject/preload.cc), where it is.
 std::string preload(const std::string& library) {
+  std::string libs = library;
+  std::error_code ec;
+  const fs::path beside = fs::path(library).parent_path() / "libgraphscope_preload.so";
+  if (fs::exists(beside, ec)) libs += ":" + beside.string();
   const char* old = std::getenv("LD_PRELOAD");
-  return old && *old ? library + ":" + old : library;
+  return old && *old ? libs + ":" + old : libs;
 }
 
 std::string joined(const std::vector<std::string>& v) {
@@ -210,6 +216,10 @@ int run_attached(const AttachOptions& o) {
             " (" + joined(x.command_line) + "): " + std::to_string(g.size()) +
             " graph" + (g.size() == 1 ? "" : "s") +
             (x.skipped.empty() ? "" : ", " + std::to_string(x.skipped.size()) + " skipped");
+    if (x.let_go_count)
+      text += "; let go of CUPTI " + std::to_string(x.let_go_count) + " time" +
+              (x.let_go_count == 1 ? "" : "s") + " when idle, took it back " +
+              std::to_string(x.taken_back_count) + " time" + (x.taken_back_count == 1 ? "" : "s");
     if (!x.let_go.empty()) text += "; " + x.let_go;
     else if (!x.attached) text += "; not attached: " + (x.attach_error.empty() ? std::string("?") : x.attach_error);
     if (!x.complete) text += "; incomplete: the process ended without exit handlers";
@@ -271,7 +281,9 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
                  "CUPTI, which slows replays)");
   const char* let_go =
       "capture --exec: once a process has gone this many seconds without a new graph or update "
-      "(after its first), let go of CUPTI as --max-graphs does; later graphs are not recorded";
+      "(after its first), let go of CUPTI, which slows every graph launch, and take it back when the "
+      "process begins another graph through the shared CUDA runtime (libcudart.so, as PyTorch) or "
+      "libcuda's own functions; graphs made otherwise meanwhile are not recorded";
   sub.add_option("--let-go-after", o.let_go_after_s, let_go)->check(CLI::Range(0.001, 1e7));
   sub.add_flag("--no-origins", o.no_origins,
                "Do not record where each node came from (NVTX ranges, Python file:line and module, native frame)");

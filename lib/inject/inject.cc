@@ -271,17 +271,30 @@ class Injection {
       write_index();
       return;
     }
+    if (std::string why = subscribe(); !why.empty()) {
+      attach_error_ = why;
+      say(attach_error_);
+      write_index();
+      return;
+    }
+    attached_ = true;
+    write_index();
+    std::atexit([] { instance().finish(); });
+    if (config().let_go_after_s > 0 && !config().profile) std::thread([this] { watch_idle(); }).detach();
+  }
+
+  // Subscribes to CUPTI and enables graphscope's callbacks: when it
+  // attaches, and again when it takes CUPTI back after a let go. Returns why
+  // not, or "".
+  std::string subscribe() {
     CUptiResult r = real_subscribe()(&subscriber_, &Injection::callback, this);
     if (r != CUPTI_SUCCESS) {
       const char* s = nullptr;
       cuptiGetResultString(r, &s);
-      attach_error_ = r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                          ? "CUPTI is in use by another tool (a profiler or another injection library); "
-                            "graphscope stays out of the way"
-                          : std::string("cuptiSubscribe failed: ") + (s ? s : "?");
-      say(attach_error_);
-      write_index();
-      return;
+      return r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                 ? "CUPTI is in use by another tool (a profiler or another injection library); "
+                   "graphscope stays out of the way"
+                 : std::string("cuptiSubscribe failed: ") + (s ? s : "?");
     }
     bool ok = cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) ==
                   CUPTI_SUCCESS &&
@@ -306,16 +319,10 @@ class Injection {
       if (!origins_) say("origins are not recorded (CUPTI refused the callbacks they need)");
     }
     if (!ok) {
-      attach_error_ = "cuptiEnableCallback failed";
-      say(attach_error_);
       cuptiUnsubscribe(subscriber_);
-      write_index();
-      return;
+      return "cuptiEnableCallback failed";
     }
-    attached_ = true;
-    write_index();
-    std::atexit([] { instance().finish(); });
-    if (config().let_go_after_s > 0 && !config().profile) std::thread([this] { watch_idle(); }).detach();
+    return {};
   }
 
   static Injection& instance() {
@@ -336,11 +343,21 @@ class Injection {
   // of the process, and says so. What it dumped so far stays.
   void stand_down(const char* who) noexcept {
     if (forked_child) return;
+    std::lock_guard<std::mutex> taking(take_back_m_);
     std::lock_guard<std::mutex> lock(m_);
+    // A let go's cuptiFinalize still queued must not end the application's
+    // own subscription: it runs first.
+    wait_detached();
     if (stood_down_) return;
     stood_down_ = true;
     stood_down_why_ = std::string("the application subscribed to CUPTI itself (") + who +
                       ", e.g. the PyTorch profiler); graphscope let go of CUPTI and stopped attaching here";
+    if (resting_) {  // already let go of it
+      resting_ = false;
+      preload_rest(false);
+      write_index();
+      return;
+    }
     if (!attached_) return;  // not started yet: initialize() will say it
     try {
       if (collector_.running()) {
@@ -432,7 +449,7 @@ class Injection {
     const auto* gd = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
     if (!gd || !gd->graph || !gd->graphExec || finished_) return;
     std::lock_guard<std::mutex> lock(m_);
-    if (stood_down_) return;
+    if (stood_down_ || resting_) return;
     last_graph_ = std::chrono::steady_clock::now();
     auto exec = reinterpret_cast<cudaGraphExec_t>(gd->graphExec);
     std::optional<uint32_t> id = capture::exec_graph_id(exec);
@@ -493,48 +510,150 @@ class Injection {
       let_go("GRAPHSCOPE_MAX_GRAPHS (" + std::to_string(config().max_graphs) + ") graphs dumped");
   }
 
-  // GRAPHSCOPE_MAX_GRAPHS graphs dumped, or GRAPHSCOPE_LET_GO_AFTER seconds
-  // without a new one (watch_idle), nothing to profile: graphscope has
+  // GRAPHSCOPE_MAX_GRAPHS graphs dumped, nothing to profile: graphscope has
   // nothing left to do, and while any CUPTI subscriber is attached every
-  // graph replay costs the application more (measured on the H100: 0.4-0.6
-  // us per node, with one resource callback enabled and doing nothing). It
-  // unsubscribes on the writer thread, after the files: never from inside a
-  // callback. Under m_.
+  // graph launch costs the application more (bench/replay_subscriber.cu:
+  // 0.3-0.5 us a node of the launch call, on an H200; only cuptiFinalize
+  // gives it back). For good. Under m_.
   void let_go(const std::string& why) {
     stood_down_ = true;
     stood_down_why_ = why +
                       ": graphscope let go of CUPTI so that the rest of the run is not slowed; "
                       "later graphs and updates are not recorded";
     write_index();
-    writer().post([sub = subscriber_] {
-      capture::OriginRecorder::instance().unsubscribing();
-      cuptiUnsubscribe(sub);
-      cuptiFinalize();  // unsubscribing alone leaves replays as slow (measured)
-    });
+    detach();
     if (!config().quiet) say(stood_down_why_);
   }
 
+  // Unsubscribes and finalizes CUPTI on the writer thread, after the files
+  // queued before: never from inside a callback. Under m_.
+  void detach() {
+    {
+      std::lock_guard<std::mutex> lock(detach_m_);
+      detaching_ = true;
+    }
+    launch_callbacks_ = false;
+    writer().post([this, sub = subscriber_] {
+      capture::OriginRecorder::instance().unsubscribing();
+      cuptiUnsubscribe(sub);
+      cuptiFinalize();  // unsubscribing alone leaves launches as slow (measured)
+      {
+        std::lock_guard<std::mutex> lock(detach_m_);
+        detaching_ = false;
+      }
+      detached_.notify_all();
+    });
+  }
+  void wait_detached() {
+    std::unique_lock<std::mutex> lock(detach_m_);
+    detached_.wait(lock, [&] { return !detaching_; });
+  }
+
+  // The preload library's switch (lib/inject/preload.cc): on while
+  // graphscope rests, so that the application's next graph calls
+  // take_back() first. Null when the library is not loaded.
+  static void preload_rest(bool on) {
+    using Fn = void (*)(int);
+    static Fn f = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "graphscope_preload_rest"));
+    if (f) f(on ? 1 : 0);
+  }
+
+  // GRAPHSCOPE_LET_GO_AFTER seconds without a new graph or version: let go
+  // of CUPTI until the application begins its next graph (take_back), where
+  // the preload library can see that; else for good, as let_go(). The exec
+  // graphs dumped so far are no longer followed: their updates while
+  // resting are not seen, so no later version could be trusted. Under m_.
+  void rest(const std::string& why) {
+    if (!dlsym(RTLD_DEFAULT, "graphscope_preload_rest")) {
+      let_go(why + " (the preload library that would take it back is not loaded)");
+      return;
+    }
+    using Covers = int (*)();
+    auto covers = reinterpret_cast<Covers>(dlsym(RTLD_DEFAULT, "graphscope_preload_covers"));
+    const bool shared_runtime = covers && covers() != 0;
+    for (auto& [exec, l] : live_) new_version(l);  // changes gathered so far are a version
+    live_.clear();
+    resting_ = true;
+    ++let_go_count_;
+    rest_why_ =
+        why +
+        ": graphscope let go of CUPTI so that replays are not slowed; it takes CUPTI back when the "
+        "process next begins a capture, creates or instantiates a graph through the shared CUDA runtime "
+        "(libcudart.so) or libcuda's own functions" +
+        (shared_runtime ? std::string()
+                        : std::string(" (this process has no libcudart.so loaded: graphs its statically "
+                                      "linked CUDA runtime makes are not recorded)")) +
+        "; updates of graphs dumped before are not recorded";
+    write_index();
+    detach();
+    preload_rest(true);
+    if (!config().quiet) say(rest_why_);
+  }
+
+ public:
+  // The preload library saw the application begin a graph (`call`) while
+  // graphscope rests: subscribe to CUPTI again before the call goes on, so
+  // that its nodes and instantiation are seen. On the application's thread;
+  // threads that begin graphs at once wait for the first.
+  void take_back(const char* call) noexcept {
+    if (forked_child || finished_) return;
+    std::lock_guard<std::mutex> taking(take_back_m_);
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (!resting_ || stood_down_) return;
+      // Callbacks go on from here; the idle clock starts again once CUPTI
+      // is back (watch_idle waits while taking_back_).
+      resting_ = false;
+      taking_back_ = true;
+    }
+    wait_detached();
+    std::string why;
+    try {
+      why = subscribe();  // not under m_: a callback it brings on may take it
+    } catch (...) {
+      why = "unknown error";
+    }
+    // Only now: another thread beginning a graph meanwhile waited above for
+    // CUPTI (take_back_m_), and goes on without asking once this is off.
+    preload_rest(false);
+    std::lock_guard<std::mutex> lock(m_);
+    taking_back_ = false;
+    last_graph_ = std::chrono::steady_clock::now();
+    if (why.empty()) {
+      ++taken_back_count_;
+      if (!config().quiet) say(std::string("took CUPTI back (") + call + ")");
+    } else {
+      stood_down_ = true;
+      stood_down_why_ =
+          "graphscope could not take CUPTI back after a let go (" + why + "); later graphs are not recorded";
+      say(stood_down_why_);
+    }
+    idle_.notify_all();
+    write_index();
+  }
+
+ private:
   // GRAPHSCOPE_LET_GO_AFTER (capture --exec --let-go-after): a thread of
-  // graphscope's that lets go of CUPTI once the process has gone that long
-  // without a new exec graph or version, after its first (a server's
-  // start-up is over), so that CUPTI stops slowing its replays (how much of
-  // that comes back: BENCHMARKS.md, "Letting go when idle"). It only ever
-  // waits, on m_, for a deadline that each graph moves.
+  // graphscope's that rests once the process has gone that long without a
+  // new exec graph or version, after its first (a server's start-up is
+  // over), so that CUPTI stops slowing its replays, and again after each
+  // take_back. It only ever waits, on m_, for a deadline that each graph
+  // moves.
   void watch_idle() {
     const auto idle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(config().let_go_after_s));
     std::unique_lock<std::mutex> lock(m_);
     while (!finished_ && !stood_down_) {
-      if (last_graph_ == std::chrono::steady_clock::time_point{}) {
-        idle_.wait_for(lock, idle);  // no graph yet
+      if (resting_ || taking_back_ || last_graph_ == std::chrono::steady_clock::time_point{}) {
+        idle_.wait_for(lock, idle);  // resting (take_back wakes it), or no graph yet
         continue;
       }
       if (std::chrono::steady_clock::now() >= last_graph_ + idle) {
         char s[64];
         std::snprintf(s, sizeof s, "GRAPHSCOPE_LET_GO_AFTER (%g s) without a new graph",
                       config().let_go_after_s);
-        let_go(s);
-        return;
+        rest(s);
+        continue;
       }
       idle_.wait_until(lock, last_graph_ + idle);
     }
@@ -620,7 +739,7 @@ class Injection {
   void on_exec_change(const capture::ExecChange& c) {
     if (finished_) return;
     std::lock_guard<std::mutex> lock(m_);
-    if (stood_down_) return;
+    if (stood_down_ || resting_) return;
     auto it = live_.find(c.exec);
     if (it == live_.end()) return;  // not dumped (skipped, or made before graphscope attached)
     Live& l = it->second;
@@ -795,7 +914,9 @@ class Injection {
       }
       AttachIndex& x = session_->index();
       x.attached = attached_ || (stood_down_ && !x.graphs.empty());
-      x.let_go = stood_down_ ? stood_down_why_ : std::string();
+      x.let_go = stood_down_ ? stood_down_why_ : resting_ ? rest_why_ : std::string();
+      x.let_go_count = let_go_count_;
+      x.taken_back_count = taken_back_count_;
       x.attach_error = attach_error_;
       x.complete = finished_;
       x.profile = config().profile && profile_error_.empty();
@@ -921,8 +1042,18 @@ class Injection {
   std::unordered_map<uint32_t, std::pair<DeviceInfo, std::string>> devices_;  // by device id, with PCI bus id; under m_
   std::string attach_error_, profile_error_;
   std::atomic<bool> finished_{false};
-  bool stood_down_ = false;
+  bool stood_down_ = false;  // let go of CUPTI for good
   std::string stood_down_why_;
+  // Let go of CUPTI until the application begins its next graph (rest,
+  // take_back); under m_.
+  bool resting_ = false, taking_back_ = false;
+  std::string rest_why_;
+  uint64_t let_go_count_ = 0, taken_back_count_ = 0;
+  std::mutex take_back_m_;  // one take_back (or stand_down) at a time; taken before m_
+  // A detach() queued on the writer thread and not yet done.
+  std::mutex detach_m_;  // taken last, never with another inside it
+  std::condition_variable detached_;
+  bool detaching_ = false;
   Trace stopped_trace_;  // the activities traced before standing down or at exit
   bool have_stopped_trace_ = false;
   std::vector<std::shared_ptr<DocSlot>> docs_;  // per dumped graph: its document (profiling only)
@@ -943,6 +1074,12 @@ class Injection {
 void stand_down(const char* who) noexcept { Injection::instance().stand_down(who); }
 
 }  // namespace graphscope::inject
+
+// Called by the preload library (lib/inject/preload.cc) when the application
+// begins a graph while graphscope rests.
+extern "C" __attribute__((visibility("default"))) void graphscope_take_back(const char* call) {
+  graphscope::inject::Injection::instance().take_back(call ? call : "?");
+}
 
 // `graphscope capture --exec` also preloads this library (LD_PRELOAD), so
 // that these definitions come before CUPTI's: an application that subscribes

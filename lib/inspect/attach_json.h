@@ -68,7 +68,10 @@ struct AttachIndex {
   int64_t pid = 0;
   std::vector<std::string> command_line;
   bool attached = false;
-  std::string let_go;        // why graphscope let go of CUPTI ("" it did not)
+  std::string let_go;  // why graphscope let go of CUPTI, while it has ("" it has not)
+  // Times it let go when idle (--let-go-after), and took CUPTI back when the
+  // application began another graph.
+  uint64_t let_go_count = 0, taken_back_count = 0;
   std::string attach_error;  // why it did not attach ("" it did)
   bool complete = false;     // the process ran its exit handlers
   bool profile = false;      // profiling asked for and started

@@ -22,7 +22,9 @@
 //                                    times, then SECONDS (default 2) with
 //                                    no new graph, the same replays again
 //                                    (each batch's time per replay
-//                                    printed), then a second graph
+//                                    printed), then a second graph; SECONDS
+//                                    more, then 4 threads capture a graph
+//                                    each at once, as `threads 1` does
 //
 // Every mode checks the results the GPU computed and prints one line per
 // check; a wrong result exits 1. Exit codes: 0 (5 for reset), 1 wrong
@@ -306,7 +308,12 @@ int run_idle(int seconds) {
   CK(cudaStreamDestroy(s));
   const bool second = one_graph(3, 4);
   std::printf("second graph: %s\n", second ? "ok" : "WRONG");
-  return wrong || !second ? 1 : 0;
+  // Idle again, then four threads begin graphs at once (an attached
+  // graphscope that let go meanwhile is asked to take CUPTI back by all of
+  // them together).
+  std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  const int threads = run_threads(1);
+  return wrong || !second || threads ? 1 : 0;
 }
 
 }  // namespace

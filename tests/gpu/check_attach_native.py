@@ -3,7 +3,7 @@
 
     check_attach_native.py CASE OUT_DIR LOG
 
-CASE is threads, update, update_profile, fork, reset, kill, limit or idle. Prints what
+CASE is threads, update, update_profile, fork, reset, kill, limit, idle or idle_shared. Prints what
 it found; exits 1 with a line per problem."""
 import collections
 import glob
@@ -178,17 +178,45 @@ elif case == "limit":
 
 elif case == "idle":
     # The 200-kernel graph dumped; graphscope let go during the pause, so the
-    # graph made after it is not recorded; the application's checks passed.
+    # graphs made after it are not recorded (a static CUDA runtime: nothing
+    # says when they begin); the application's checks passed.
     if len(graphs) != 1 or graphs[0]["nodes"] != 201:
         bad(f"graphs {[(g['file'], g['nodes']) for g in graphs]}, expected one of 201 nodes")
     if not index.get("let_go", "").startswith("GRAPHSCOPE_LET_GO_AFTER (1 s) without a new graph"):
         bad(f"let_go is {index.get('let_go')!r}")
     if not index["complete"]:
         bad("index not complete after a normal exit")
-    checks = [l for l in text.splitlines() if l.startswith(("replays ", "second graph")) and l.endswith(": ok")]
-    if len(checks) != 3:
-        bad("the application's three checks did not all pass")
+    checks = [l for l in text.splitlines() if l.startswith(("replays ", "second graph", "thread ")) and l.endswith("ok")]
+    if len(checks) != 7:
+        bad(f"the application's seven checks did not all pass ({len(checks)} did)")
     print(f"idle: {len(graphs)} graph, let_go {index.get('let_go')!r}")
+
+elif case == "idle_shared":
+    # The same on the shared CUDA runtime: graphscope let go during the
+    # pause and took CUPTI back when the second graph's capture began, let go
+    # again in the second pause and took CUPTI back when four threads began
+    # their captures at once. Every graph is dumped whole: 201 nodes, then a
+    # memset and 4 kernels, then thread t's memset and t+2 kernels.
+    counts = [g["nodes"] for g in graphs]
+    if counts[:2] != [201, 5] or sorted(counts[2:]) != [3, 4, 5, 6]:
+        bad(f"graphs {[(g['file'], g['nodes']) for g in graphs]}, expected 201 and 5 nodes, then 3, 4, 5 and 6")
+    for g in graphs[2:]:
+        kernels = [n for n in g["doc"]["nodes"] if n.get("node_type") == "kernel"] if "doc" in g else []
+        if "doc" in g and len(kernels) != g["nodes"] - 1:
+            bad(f"{g['file']}: {len(kernels)} kernels of {g['nodes']} nodes (a thread's graph mixed up)")
+    if index.get("let_go_count") != 2 or index.get("taken_back_count") != 2:
+        bad(f"let_go_count {index.get('let_go_count')}, taken_back_count {index.get('taken_back_count')}: expected 2, 2")
+    if "let_go" in index:
+        bad(f"let_go still says {index['let_go']!r} after CUPTI was taken back")
+    if "took CUPTI back (cudaStreamBeginCapture)" not in text:
+        bad("graphscope did not say it took CUPTI back at cudaStreamBeginCapture")
+    if not index["complete"]:
+        bad("index not complete after a normal exit")
+    checks = [l for l in text.splitlines() if l.startswith(("replays ", "second graph", "thread ")) and l.endswith("ok")]
+    if len(checks) != 7:
+        bad(f"the application's seven checks did not all pass ({len(checks)} did)")
+    print(f"idle_shared: {len(graphs)} graphs ({counts}), let go {index.get('let_go_count')} times, taken back "
+          f"{index.get('taken_back_count')} times")
 
 else:
     bad(f"unknown case {case}")

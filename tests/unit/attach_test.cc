@@ -31,6 +31,8 @@ void check_same(const AttachIndex& a, const AttachIndex& b) {
   CHECK(a.command_line == b.command_line);
   CHECK(a.attached == b.attached);
   CHECK(a.let_go == b.let_go);
+  CHECK(a.let_go_count == b.let_go_count);
+  CHECK(a.taken_back_count == b.taken_back_count);
   CHECK(a.attach_error == b.attach_error);
   CHECK(a.complete == b.complete);
   CHECK(a.profile == b.profile);
@@ -307,5 +309,26 @@ TEST_CASE("a process index carries its rank and the device's ordinal and PCI bus
   // A malformed rank object is refused in one line.
   std::string bad = text;
   bad.replace(bad.find("\"rank\": 1"), 9, "\"rank\": -1");
+  CHECK_THROWS_AS(read_attach_index(bad, "i.json"), Error);
+}
+
+TEST_CASE("a process index counts its let gos and take backs, and reads them back") {
+  AttachIndex x = read_attach_index(test::read_data("attach/profile/pid-787/index.json"), "i.json");
+  CHECK(x.let_go_count == 0);  // absent: none
+  const std::string none = write_attach_index(x);
+  CHECK(none.find("let_go_count") == std::string::npos);
+  CHECK(none.find("taken_back_count") == std::string::npos);
+  x.let_go_count = 2;
+  x.taken_back_count = 1;
+  x.let_go = "GRAPHSCOPE_LET_GO_AFTER (1 s) without a new graph";
+  const std::string text = write_attach_index(x);
+  CHECK(text.find("\"let_go_count\": 2") != std::string::npos);
+  AttachIndex back = read_attach_index(text, "i.json");
+  CHECK(back.let_go_count == 2);
+  CHECK(back.taken_back_count == 1);
+  CHECK(write_attach_index(back) == text);
+  // A count that is not a count is refused in one line.
+  std::string bad = text;
+  bad.replace(bad.find("\"let_go_count\": 2"), 17, "\"let_go_count\": \"2\"");
   CHECK_THROWS_AS(read_attach_index(bad, "i.json"), Error);
 }

@@ -1,0 +1,171 @@
+// libgraphscope_preload.so: what lets an attached graphscope take CUPTI back.
+//
+// While any CUPTI subscriber is attached, every graph launch costs the
+// application's thread more (0.3-0.5 us a node on the H200 of 2026-11-27,
+// bench/replay_subscriber.cu), and only cuptiFinalize gives that back. So
+// `capture --exec --let-go-after` finalizes CUPTI when the process has gone
+// idle; but then no callback says when the process makes its next graph.
+// This library, preloaded (LD_PRELOAD) beside the injection library, defines
+// the calls that begin a graph: beginning a stream capture, creating a
+// graph, instantiating one, in the CUDA runtime (libcudart.so: PyTorch,
+// CuPy's shared builds) and in the driver's exported functions (programs
+// that link libcuda). Each forwards to the real function; while graphscope
+// rests (graphscope_preload_rest), it first calls graphscope_take_back in
+// the injection library, which subscribes to CUPTI again, so the graph's
+// nodes and its instantiation are seen as if graphscope had never let go.
+//
+// It is a library of its own because the injection library links the CUDA
+// runtime statically, whose definitions of these names would clash with
+// these. It depends on nothing but libc: an application's runtime or driver
+// of any version is what it forwards to. A program that links the CUDA
+// runtime statically (nvcc's default) calls none of these: after a let go
+// its later graphs are not seen, and the index says so.
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+
+namespace {
+
+std::atomic<bool> resting{false};
+using TakeBack = void (*)(const char*);
+std::atomic<TakeBack> take_back{nullptr};
+
+void before(const char* call) {
+  if (!resting.load(std::memory_order_relaxed)) return;
+  TakeBack f = take_back.load(std::memory_order_acquire);
+  if (!f) {
+    f = reinterpret_cast<TakeBack>(dlsym(RTLD_DEFAULT, "graphscope_take_back"));
+    take_back.store(f, std::memory_order_release);
+  }
+  if (f) f(call);
+}
+
+// The real definition of `name`: the next one after this library in the
+// global scope, else the one in a loaded object whose file name contains
+// `lib` (a library loaded with RTLD_LOCAL, as Python loads extensions and
+// their dependencies, is not in the global scope). No allocation, no C++
+// runtime: this library must not bring one into the application.
+struct Found {
+  const char* lib;
+  int n;
+  char paths[4][4096];
+};
+
+int collect(dl_phdr_info* info, size_t, void* data) {
+  auto* f = static_cast<Found*>(data);
+  if (f->n < 4 && info->dlpi_name && std::strstr(info->dlpi_name, f->lib) &&
+      std::strlen(info->dlpi_name) < sizeof f->paths[0])
+    std::strcpy(f->paths[f->n++], info->dlpi_name);
+  return 0;
+}
+
+pthread_mutex_t found_m = PTHREAD_MUTEX_INITIALIZER;
+Found found;  // 16 KiB, under found_m: not on a thread's stack
+
+int count_loaded(const char* lib) {
+  pthread_mutex_lock(&found_m);
+  found.lib = lib;
+  found.n = 0;
+  dl_iterate_phdr(collect, &found);
+  const int n = found.n;
+  pthread_mutex_unlock(&found_m);
+  return n;
+}
+
+void* find_real(const char* name, const char* lib) {
+  if (void* p = dlsym(RTLD_NEXT, name)) return p;
+  void* p = nullptr;
+  pthread_mutex_lock(&found_m);
+  found.lib = lib;
+  found.n = 0;
+  dl_iterate_phdr(collect, &found);  // (no dlopen while the loader's list is held)
+  for (int i = 0; i < found.n && !p; ++i) {
+    void* h = dlopen(found.paths[i], RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) continue;
+    p = dlsym(h, name);
+    dlclose(h);  // RTLD_NOLOAD took a reference of its own; the object stays loaded
+  }
+  pthread_mutex_unlock(&found_m);
+  return p;
+}
+
+// The real `name`, of type Fn, found once and kept in `cache`; null when no
+// loaded object defines it.
+template <typename Fn>
+Fn real(std::atomic<void*>& cache, const char* name, const char* lib) {
+  void* p = cache.load(std::memory_order_acquire);
+  if (!p) {
+    p = find_real(name, lib);
+    cache.store(p, std::memory_order_release);
+  }
+  return reinterpret_cast<Fn>(p);
+}
+
+// The types as the ABI sees them (cuda.h and cuda_runtime_api.h are left
+// out: they rename some of these functions by macro). Results and enums are
+// ints; handles are pointers.
+using Result = int;
+constexpr Result kRuntimeMissing = 999;  // cudaErrorUnknown
+constexpr Result kDriverMissing = 999;   // CUDA_ERROR_UNKNOWN
+
+}  // namespace
+
+// One forwarder: `name` with `params`, calling the real one with `args`;
+// `missing` where no definition exists (a call the program could not have
+// made without this library: its symbol would not have been found).
+#define GS_FORWARD(ret, lib, missing, name, params, args)             \
+  extern "C" __attribute__((visibility("default"))) ret name params { \
+    static std::atomic<void*> cache{nullptr};                         \
+    before(#name);                                                    \
+    auto f = real<ret(*) params>(cache, #name, lib);                  \
+    return f ? f args : missing;                                      \
+  }
+#define GS_RUNTIME(name, params, args) GS_FORWARD(Result, "libcudart.so", kRuntimeMissing, name, params, args)
+#define GS_DRIVER(name, params, args) GS_FORWARD(Result, "libcuda.so", kDriverMissing, name, params, args)
+
+// cudaStreamBeginCapture(stream, mode) and its per-thread-stream twin.
+GS_RUNTIME(cudaStreamBeginCapture, (void* s, int mode), (s, mode))
+GS_RUNTIME(cudaStreamBeginCapture_ptsz, (void* s, int mode), (s, mode))
+// cudaStreamBeginCaptureToGraph(stream, graph, dependencies, edge data, count, mode).
+GS_RUNTIME(cudaStreamBeginCaptureToGraph,
+           (void* s, void* g, const void* d, const void* e, size_t n, int mode), (s, g, d, e, n, mode))
+GS_RUNTIME(cudaStreamBeginCaptureToGraph_ptsz,
+           (void* s, void* g, const void* d, const void* e, size_t n, int mode), (s, g, d, e, n, mode))
+// cudaGraphCreate(graph out, flags).
+GS_RUNTIME(cudaGraphCreate, (void* g, unsigned flags), (g, flags))
+// cudaGraphInstantiate and ...WithFlags(exec out, graph, flags); ...WithParams(exec out, graph, params).
+GS_RUNTIME(cudaGraphInstantiate, (void* e, void* g, unsigned long long flags), (e, g, flags))
+GS_RUNTIME(cudaGraphInstantiateWithFlags, (void* e, void* g, unsigned long long flags), (e, g, flags))
+GS_RUNTIME(cudaGraphInstantiateWithParams, (void* e, void* g, void* p), (e, g, p))
+GS_RUNTIME(cudaGraphInstantiateWithParams_ptsz, (void* e, void* g, void* p), (e, g, p))
+
+// The driver's exported functions of the same calls (cuda.h names
+// cuStreamBeginCapture cuStreamBeginCapture_v2).
+GS_DRIVER(cuStreamBeginCapture_v2, (void* s, int mode), (s, mode))
+GS_DRIVER(cuStreamBeginCapture_v2_ptsz, (void* s, int mode), (s, mode))
+GS_DRIVER(cuStreamBeginCaptureToGraph, (void* s, void* g, const void* d, const void* e, size_t n, int mode),
+          (s, g, d, e, n, mode))
+GS_DRIVER(cuStreamBeginCaptureToGraph_ptsz,
+          (void* s, void* g, const void* d, const void* e, size_t n, int mode), (s, g, d, e, n, mode))
+GS_DRIVER(cuGraphCreate, (void* g, unsigned flags), (g, flags))
+GS_DRIVER(cuGraphInstantiateWithFlags, (void* e, void* g, unsigned long long flags), (e, g, flags))
+GS_DRIVER(cuGraphInstantiateWithParams, (void* e, void* g, void* p), (e, g, p))
+GS_DRIVER(cuGraphInstantiateWithParams_ptsz, (void* e, void* g, void* p), (e, g, p))
+
+// Called by the injection library: on while it has let go of CUPTI, off
+// once it has it again.
+extern "C" __attribute__((visibility("default"))) void graphscope_preload_rest(int on) {
+  resting.store(on != 0, std::memory_order_relaxed);
+}
+
+// Whether a call of the CUDA runtime or driver can reach this library: true
+// when the process has libcudart.so or libcuda loaded as a shared object
+// (the injection library asks before it lets go, and says in the index
+// whether it can take CUPTI back).
+extern "C" __attribute__((visibility("default"))) int graphscope_preload_covers() {
+  return count_loaded("libcudart.so") > 0 ? 1 : 0;
+}

@@ -1,0 +1,22 @@
+// A library that calls the CUDA runtime (shared libcudart.so) the way
+// PyTorch's libraries do: the preload test (run.sh) loads it with
+// RTLD_LOCAL, as Python loads extensions, or RTLD_GLOBAL. Without a GPU each
+// call fails the same way with or without graphscope's preload library in
+// front of it; run.sh compares the results.
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+extern "C" __attribute__((visibility("default"))) void gs_preload_calls() {
+  cudaStream_t s = nullptr;
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t e = nullptr;
+  std::printf("cudaStreamBeginCapture %d\n", int(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal)));
+  std::printf("cudaGraphCreate %d\n", int(cudaGraphCreate(&g, 0)));
+  std::printf("cudaGraphInstantiate %d\n", int(cudaGraphInstantiate(&e, g, 0)));
+  std::printf("cudaGraphInstantiateWithFlags %d\n", int(cudaGraphInstantiateWithFlags(&e, g, 0)));
+  cudaGraphInstantiateParams p = {};
+  std::printf("cudaGraphInstantiateWithParams %d\n", int(cudaGraphInstantiateWithParams(&e, g, &p)));
+  std::printf("cudaStreamBeginCaptureToGraph %d\n",
+              int(cudaStreamBeginCaptureToGraph(s, g, nullptr, nullptr, 0, cudaStreamCaptureModeGlobal)));
+}

@@ -1,0 +1,41 @@
+// The preload test's program (run.sh): stands in for the injection
+// library's graphscope_take_back, loads the calling library (caller.cc)
+// locally or globally, and turns the preload library's rest switch on.
+//   gs_preload_main CALLER.so local|global norest|rest|each
+// rest: the stand-in turns the switch off at its first call, as the
+// injection library does once it has CUPTI back; each: it leaves it on.
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+bool each = false;
+void (*rest)(int) = nullptr;
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) void graphscope_take_back(const char* call) {
+  std::printf("take_back %s\n", call);
+  if (!each && rest) rest(0);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: gs_preload_main CALLER.so local|global norest|rest|each\n");
+    return 2;
+  }
+  const bool global = std::strcmp(argv[2], "global") == 0;
+  void* h = dlopen(argv[1], RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
+  if (!h) {
+    std::fprintf(stderr, "gs_preload_main: %s\n", dlerror());
+    return 3;
+  }
+  auto calls = reinterpret_cast<void (*)()>(dlsym(h, "gs_preload_calls"));
+  if (!calls) return 3;
+  rest = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "graphscope_preload_rest"));
+  std::printf("preload library %s\n", rest ? "loaded" : "absent");
+  each = std::strcmp(argv[3], "each") == 0;
+  if (rest && std::strcmp(argv[3], "norest") != 0) rest(1);
+  calls();
+  return 0;
+}
