@@ -7,12 +7,18 @@ application's own time per replay measured.
 
     python3 serving_startup.py [--timing FILE] [--batches 50] [--layers 8]
                                [--big-layers 80] [--replays 30]
+                               [--pause SECONDS [--later N]]
 
 Writes (with --timing) JSON: capture_instantiate_s (the sum over every graph
 of its `with torch.cuda.graph(...)` block, which instantiates when it ends,
 each followed by a synchronize), per_graph_s, big_graph_s, and replay_us
 {bs1, bs50, big}: the median over --replays of one replay each (launch and
 synchronize). Prints one line.
+
+With --pause, the server then idles SECONDS (as between requests), replays
+the same graphs again (replay_after_pause_us), and captures N more graphs
+(--later, default 2: batch sizes it had not captured, as a server does when
+a new size appears); a second line says so.
 """
 import argparse
 import json
@@ -67,6 +73,8 @@ def main():
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--big-layers", type=int, default=80)
     ap.add_argument("--replays", type=int, default=30)
+    ap.add_argument("--pause", type=float, default=0)
+    ap.add_argument("--later", type=int, default=2)
     a = ap.parse_args()
     model, big = build(a.layers), build(a.big_layers)
     graphs, per_graph = {}, []
@@ -87,14 +95,32 @@ def main():
         torch.cuda.synchronize()
         r = {"bs1": replay_us(graphs[1][0], a.replays), "bs%d" % a.batches: replay_us(graphs[a.batches][0], a.replays),
              "big": replay_us(gbig, a.replays)}
+        later = []
+        if a.pause > 0:
+            time.sleep(a.pause)
+            r_after = {"bs1": replay_us(graphs[1][0], a.replays),
+                       "bs%d" % a.batches: replay_us(graphs[a.batches][0], a.replays),
+                       "big": replay_us(gbig, a.replays)}
+            for bs in range(a.batches + 1, a.batches + 1 + a.later):
+                ids = torch.randint(0, 2000, (bs, 1), device="cuda")
+                warm(model, ids)
+                g, out, s = capture(model, ids, pool)
+                g.replay()
+                torch.cuda.synchronize()
+                later.append(s)
     total = sum(per_graph) + big_s
     res = {"capture_instantiate_s": total, "per_graph_s": per_graph, "big_graph_s": big_s, "replay_us": r,
            "graphs": len(per_graph) + 1}
+    if a.pause > 0:
+        res.update({"replay_after_pause_us": r_after, "later_graphs_s": later})
     if a.timing:
         with open(a.timing, "w") as f:
             json.dump(res, f)
     print("serving start-up: %d graphs, capture + instantiate %.1f ms (big graph %.1f ms); replay us %s" %
           (res["graphs"], total * 1e3, big_s * 1e3, " ".join("%s %.1f" % kv for kv in r.items())))
+    if a.pause > 0:
+        print("after a %g s pause: replay us %s; %d later graphs, capture + instantiate %.1f ms" %
+              (a.pause, " ".join("%s %.1f" % kv for kv in r_after.items()), len(later), sum(later) * 1e3))
 
 
 if __name__ == "__main__":
