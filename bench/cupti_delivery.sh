@@ -20,9 +20,7 @@ app=$(cd "$(dirname "$0")/.." && pwd)/tests/gpu/torch/origins_app.py
 out=$(mktemp -d)
 args=(llama --layers "$layers" --captures "$captures")
 modes=(plain ${GS_BENCH_MODES:-none subscribe created nodes launches})
-cpus=${GS_BENCH_CPUS-$( [ "$(nproc)" -ge 4 ] && echo 2,3 || true )}
-pin=()
-if [ -n "$cpus" ] && command -v taskset > /dev/null; then pin=(taskset -c "$cpus"); fi
+source "$(dirname "$0")/pin.sh"
 echo "processes pinned to CPUs: ${cpus:-no}"
 for ((k = 1; k <= runs; ++k)); do
   for m in "${modes[@]}"; do

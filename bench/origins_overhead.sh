@@ -20,15 +20,8 @@ gs=$1; runs=${2:-5}; captures=${3:-5}; layers=${4:-8}
 app=$(cd "$(dirname "$0")/.." && pwd)/tests/gpu/torch/origins_app.py
 out=$(mktemp -d)
 show() { python3 -c "import json,sys; print('%s run %s (ms): %s' % (sys.argv[1], sys.argv[2], ' '.join('%.1f' % (t * 1e3) for t in json.load(open(sys.argv[3]))['capture_instantiate_s'])))" "$@"; }
-# Every process on the same two CPUs: GS_BENCH_CPUS (a taskset list), else
-# CPUs 2 and 3 where there are at least 4. Spread over all of a GPU host's
-# CPUs, processes fell into a fast and a slow group by where they ran (the
-# H200 host of 2026-11-26 20:05, 16 CPUs, no graphscope: 2 of 6 processes
-# on all CPUs slow, 8.9 and 12.5 against 6.9-7.6 ms a capture; on CPU 15,
-# 2 of 2 slow; to CPU 1, 1 of 2; to CPUs 2 and 3, 0 of 3, 6.5-6.9 ms).
-cpus=${GS_BENCH_CPUS-$( [ "$(nproc)" -ge 4 ] && echo 2,3 || true )}
-pin=()
-if [ -n "$cpus" ] && command -v taskset > /dev/null; then pin=(taskset -c "$cpus"); fi
+# Every process on the same two CPUs (bench/pin.sh).
+source "$(dirname "$0")/pin.sh"
 echo "processes pinned to CPUs: ${cpus:-no}"
 args=(llama --layers "$layers" --captures "$captures")
 for ((k = 1; k <= runs; ++k)); do

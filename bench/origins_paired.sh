@@ -26,9 +26,7 @@ set -euo pipefail
 gs=$1; runs=${2:-4}; captures=${3:-10}; layers=${4:-8}
 app=$(cd "$(dirname "$0")/.." && pwd)/tests/gpu/torch/origins_app.py
 out=$(mktemp -d)
-cpus=${GS_BENCH_CPUS-$( [ "$(nproc)" -ge 4 ] && echo 2,3 || true )}
-pin=()
-if [ -n "$cpus" ] && command -v taskset > /dev/null; then pin=(taskset -c "$cpus"); fi
+source "$(dirname "$0")/pin.sh"
 echo "processes pinned to CPUs: ${cpus:-no}; $runs processes per configuration, $captures + $captures captures each"
 args=(llama --layers "$layers" --captures $((2 * captures)) --pause-after "$captures")
 attached() {  # NAME [ENV...]: graphscope attached, letting go after CAPTURES graphs

@@ -18,9 +18,7 @@ shift 2 || shift $#
 [ "${1:-}" = "--" ] && shift
 app=$(cd "$(dirname "$0")" && pwd)/serving_startup.py
 out=$(mktemp -d)
-cpus=${GS_BENCH_CPUS-$( [ "$(nproc)" -ge 4 ] && echo 2,3 || true )}
-pin=()
-if [ -n "$cpus" ] && command -v taskset > /dev/null; then pin=(taskset -c "$cpus"); fi
+source "$(dirname "$0")/pin.sh"
 echo "processes pinned to CPUs: ${cpus:-no}"
 args=(--pause 3 --later 2 "$@")
 for ((k = 1; k <= runs; ++k)); do
