@@ -7,9 +7,9 @@
 // idle; but then no callback says when the process makes its next graph.
 // This library, preloaded (LD_PRELOAD) beside the injection library, defines
 // the calls that begin a graph: beginning a stream capture, creating a
-// graph, instantiating one, in the CUDA runtime (libcudart.so: PyTorch,
-// CuPy's shared builds) and in the driver's exported functions (programs
-// that link libcuda). Each forwards to the real function; while graphscope
+// graph, instantiating one, in the shared CUDA runtime (libcudart.so, as
+// PyTorch uses it) and in the driver's exported functions (programs that
+// link libcuda). Each forwards to the real function; while graphscope
 // rests (graphscope_preload_rest), it first calls graphscope_take_back in
 // the injection library, which subscribes to CUPTI again, so the graph's
 // nodes and its instantiation are seen as if graphscope had never let go.
