@@ -344,10 +344,18 @@ class Injection {
   void stand_down(const char* who) noexcept {
     if (forked_child) return;
     std::lock_guard<std::mutex> taking(take_back_m_);
-    std::lock_guard<std::mutex> lock(m_);
     // A let go's cuptiFinalize still queued must not end the application's
-    // own subscription: it runs first.
-    wait_detached();
+    // own subscription: it runs first. Waited for without m_ (it may wait
+    // for a callback that waits for m_); a let go cannot be queued while m_
+    // is held.
+    std::unique_lock<std::mutex> lock(m_, std::defer_lock);
+    for (;;) {
+      wait_detached();
+      lock.lock();
+      std::lock_guard<std::mutex> d(detach_m_);
+      if (!detaching_) break;
+      lock.unlock();
+    }
     if (stood_down_) return;
     stood_down_ = true;
     stood_down_why_ = std::string("the application subscribed to CUPTI itself (") + who +
