@@ -559,11 +559,12 @@ class Injection {
 
   // The preload library's switch (lib/inject/preload.cc): on while
   // graphscope rests, so that the application's next graph calls
-  // take_back() first. Null when the library is not loaded.
-  static void preload_rest(bool on) {
+  // take_back() first. False when the library is not loaded.
+  static bool preload_rest(bool on) {
     using Fn = void (*)(int);
     static Fn f = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "graphscope_preload_rest"));
     if (f) f(on ? 1 : 0);
+    return f != nullptr;
   }
 
   // GRAPHSCOPE_LET_GO_AFTER seconds without a new graph or version: let go
@@ -572,7 +573,7 @@ class Injection {
   // graphs dumped so far are no longer followed: their updates while
   // resting are not seen, so no later version could be trusted. Under m_.
   void rest(const std::string& why) {
-    if (!dlsym(RTLD_DEFAULT, "graphscope_preload_rest")) {
+    if (!preload_rest(false)) {  // (off already: this only asks whether it is there)
       let_go(why + " (the preload library that would take it back is not loaded)");
       return;
     }
