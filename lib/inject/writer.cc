@@ -1,7 +1,11 @@
 #include "writer.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 
 namespace graphscope::inject {
 
@@ -10,21 +14,41 @@ Writer& writer() {
   return *w;
 }
 
-Writer::Writer() {
-  // fork() while the writer thread holds the lock would leave the child's
-  // copy locked forever: hold it across fork, and let the child start over.
-  pthread_atfork(&Writer::before_fork, &Writer::after_fork_in_parent, &Writer::after_fork_in_child);
+Writer& walker() {
+  static Writer* w = new Writer;
+  return *w;
 }
 
-void Writer::before_fork() { writer().m_.lock(); }
-void Writer::after_fork_in_parent() { writer().m_.unlock(); }
+namespace {
+// Every Writer of the process (two: never destroyed), for the fork handlers.
+Writer* all_writers[2];
+std::atomic<int> writers{0};
+}  // namespace
+
+Writer::Writer() {
+  // fork() while a thread holds the lock would leave the child's copy
+  // locked forever: hold it across fork, and let the child start over.
+  const int i = writers.fetch_add(1);
+  if (i < 2) all_writers[i] = this;
+  if (i == 0)
+    pthread_atfork(&Writer::before_fork, &Writer::after_fork_in_parent, &Writer::after_fork_in_child);
+}
+
+void Writer::before_fork() {
+  for (int i = 0; i < writers.load() && i < 2; ++i) all_writers[i]->m_.lock();
+}
+void Writer::after_fork_in_parent() {
+  for (int i = std::min(writers.load(), 2) - 1; i >= 0; --i) all_writers[i]->m_.unlock();
+}
 void Writer::after_fork_in_child() {
-  Writer& w = writer();
-  w.jobs_.clear();  // the parent's: it writes them
-  w.busy_ = false;
-  w.started_ = false;
-  w.forked_ = true;  // no writer thread in this process: jobs run at once
-  w.m_.unlock();
+  for (int i = std::min(writers.load(), 2) - 1; i >= 0; --i) {
+    Writer& w = *all_writers[i];
+    w.jobs_.clear();  // the parent's: it does them
+    w.busy_ = false;
+    w.started_ = false;
+    w.forked_ = true;  // no thread in this process: jobs run at once
+    w.m_.unlock();
+  }
 }
 
 void Writer::post(Job job) noexcept {
@@ -53,10 +77,20 @@ void Writer::drain() noexcept {
   idle_.wait(lock, [&] { return jobs_.empty() && !busy_; });
 }
 
+void Writer::set_background(bool on) noexcept {
+  background_.store(on, std::memory_order_relaxed);
+}
+
 void Writer::run() noexcept {
+  bool background = false;
   std::unique_lock<std::mutex> lock(m_);
   for (;;) {
     wake_.wait(lock, [&] { return !jobs_.empty(); });
+    if (const bool b = background_.load(std::memory_order_relaxed); b != background) {
+      sched_param p{};
+      pthread_setschedparam(pthread_self(), b ? SCHED_IDLE : SCHED_OTHER, &p);
+      background = b;
+    }
     Job job = std::move(jobs_.front());
     jobs_.pop_front();
     busy_ = true;

@@ -6,6 +6,7 @@
 // writer thread: there each job runs at once, on the caller's thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -24,6 +25,9 @@ class Writer {
   void post(Job job) noexcept;
   /// Returns once every job posted so far has run.
   void drain() noexcept;
+  /// On: the thread runs its jobs only where a CPU is idle (SCHED_IDLE),
+  /// from its next job on; whoever waits for one leaves a CPU to it.
+  void set_background(bool on) noexcept;
 
  private:
   void run() noexcept;
@@ -37,10 +41,15 @@ class Writer {
   bool busy_ = false;
   bool started_ = false;  // the writer thread runs
   bool forked_ = false;   // this process is a child made by fork(): no thread
+  std::atomic<bool> background_{false};
 };
 
 /// The one writer of this process (never destroyed: the application's own
 /// static destructors may still call into the injection library).
 Writer& writer();
+/// The thread that walks graphs the application has destroyed (inject.cc,
+/// "walks at destroy"): a second Writer, so that a walk never waits behind
+/// a file being written.
+Writer& walker();
 
 }  // namespace graphscope::inject
