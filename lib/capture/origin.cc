@@ -1231,6 +1231,8 @@ struct Entry {
 struct OriginRecorder::Impl {
   std::mutex m;  // everything below
   std::unordered_map<uint64_t, Entry> nodes;
+  // A node's origin (native frames symbolized on the first ask). Under m.
+  std::shared_ptr<const Origin> origin_locked(uint64_t node_handle);
   std::unordered_map<const void*, std::string> domains;  // nvtxDomainHandle_t -> name
   std::unordered_map<const void*, std::string> strings;  // nvtxStringHandle_t -> text
   std::mutex py_m;
@@ -1789,6 +1791,10 @@ bool OriginRecorder::reads_at_entry() const { return impl_->entry_reads.load(); 
 
 bool OriginRecorder::copying() const { return thread_state().copying; }
 
+int OriginRecorder::captures_active() const {
+  return impl_->captures.load(std::memory_order_relaxed);
+}
+
 OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
   return {g_reads_cached.load(std::memory_order_relaxed), g_reads_same.load(std::memory_order_relaxed),
           g_reads_full.load(std::memory_order_relaxed), g_reads_proxied.load(std::memory_order_relaxed),
@@ -1893,11 +1899,20 @@ void OriginRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId c
 
 std::shared_ptr<const Origin> OriginRecorder::origin_of(uint64_t node_handle) {
   std::lock_guard<std::mutex> lock(impl_->m);
-  auto it = impl_->nodes.find(node_handle);
-  if (it == impl_->nodes.end()) return nullptr;
+  return impl_->origin_locked(node_handle);
+}
+
+void OriginRecorder::origins_of(const uint64_t* handles, size_t n, std::shared_ptr<const Origin>* out) {
+  std::lock_guard<std::mutex> lock(impl_->m);
+  for (size_t i = 0; i < n; ++i) out[i] = impl_->origin_locked(handles[i]);
+}
+
+std::shared_ptr<const Origin> OriginRecorder::Impl::origin_locked(uint64_t node_handle) {
+  auto it = nodes.find(node_handle);
+  if (it == nodes.end()) return nullptr;
   Entry& e = it->second;
   if (e.pcs) {
-    auto native = impl_->symbolize(*e.pcs);
+    auto native = symbolize(*e.pcs);
     e.pcs.reset();
     if (native) {
       auto o = std::make_shared<Origin>(*e.origin);

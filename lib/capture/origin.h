@@ -60,6 +60,8 @@ class OriginRecorder {
   /// The origin recorded for a node handle (native frames symbolized on the
   /// first ask); null when none was.
   std::shared_ptr<const Origin> origin_of(uint64_t node_handle);
+  /// The same for n handles, under one lock (out[i] for handles[i]).
+  void origins_of(const uint64_t* handles, size_t n, std::shared_ptr<const Origin>* out);
 
   /// Points NVTX at CUPTI in this process (NVTX_INJECTION64_PATH, unless the
   /// environment already names an injection), so that ranges are seen. Must
@@ -91,6 +93,10 @@ class OriginRecorder {
   /// need no origin (instantiation, an exec graph's destruction):
   /// GRAPHSCOPE_DEBUG_TIMES counts their callbacks apart.
   bool copying() const;
+
+  /// Stream captures under way in the process (begun and not yet ended),
+  /// as far as the callbacks enable() turned on have seen.
+  int captures_active() const;
 
   /// Python stack reads so far: those answered from the caches without the
   /// GIL, those made in full by the reading thread, those made in full by

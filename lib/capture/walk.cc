@@ -298,7 +298,12 @@ class Walker {
       }
       // Origins go with their graph, which the application may destroy as
       // soon as it is instantiated: looked up now.
-      if (opt_.origin_of) {
+      if (opt_.origins_of) {
+        PhaseTimer t(opt_.phases, WalkPhases::origins);
+        q.origins.resize(n);
+        static_assert(sizeof(cudaGraphNode_t) == sizeof(uint64_t));
+        opt_.origins_of(reinterpret_cast<const uint64_t*>(nodes.data()), n, q.origins.data());
+      } else if (opt_.origin_of) {
         PhaseTimer t(opt_.phases, WalkPhases::origins);
         q.origins.resize(n);
         for (uint32_t i = 0; i < n; ++i) q.origins[i] = opt_.origin_of(reinterpret_cast<uintptr_t>(nodes[i]));

@@ -52,6 +52,10 @@ struct WalkOptions {
   /// Where each node came from, by node handle (origin.h's recorder); null
   /// or returning null: no origin.
   std::function<std::shared_ptr<const Origin>(uint64_t handle)> origin_of;
+  /// The same for n handles at once (out[i] for handles[i]); used instead
+  /// of origin_of when set (one lock for a whole graph, where a walk runs
+  /// beside the application's captures).
+  std::function<void(const uint64_t* handles, size_t n, std::shared_ptr<const Origin>* out)> origins_of;
   /// When set: filled with the root graph's node handles, in node order
   /// (whether or not `handles` puts them in the document).
   std::vector<uint64_t>* root_handles = nullptr;
