@@ -35,6 +35,7 @@ std::vector<std::pair<std::string, std::string>> attach_environment(const Attach
   }
   if (c.quiet) env.emplace_back("GRAPHSCOPE_QUIET", "1");
   if (!c.origins) env.emplace_back("GRAPHSCOPE_ORIGINS", "0");
+  if (!c.walk_at_destroy) env.emplace_back("GRAPHSCOPE_WALK_AT_DESTROY", "0");
   return env;
 }
 
@@ -76,6 +77,7 @@ AttachConfig attach_config_from(const std::function<const char*(const char*)>& g
   c.tolerance_us = real("GRAPHSCOPE_TOLERANCE_US", 2);
   c.quiet = number("GRAPHSCOPE_QUIET", 0) != 0;
   c.origins = number("GRAPHSCOPE_ORIGINS", 1) != 0;
+  c.walk_at_destroy = number("GRAPHSCOPE_WALK_AT_DESTROY", 1) != 0;
   if (const char* ids = getenv("GRAPHSCOPE_EXEC_IDS"); ids && *ids) {
     const std::string s = ids;
     for (size_t p = 0; p <= s.size();) {

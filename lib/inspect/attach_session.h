@@ -37,6 +37,10 @@ struct AttachConfig {
   double threshold_us = 5, tolerance_us = 2;  // GRAPHSCOPE_THRESHOLD_US, GRAPHSCOPE_TOLERANCE_US
   bool quiet = false;                  // GRAPHSCOPE_QUIET=1: no line per graph on stderr
   bool origins = true;                 // GRAPHSCOPE_ORIGINS=0: record no node origins
+  // GRAPHSCOPE_WALK_AT_DESTROY=0: walk each graph inside its instantiation,
+  // on the application's thread, even where it could wait for the graph's
+  // destruction and be walked off that thread.
+  bool walk_at_destroy = true;
 };
 
 /// The variables that carry config (numbers exactly: doubles as %.17g).

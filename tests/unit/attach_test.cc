@@ -131,6 +131,7 @@ TEST_CASE("the options travel through the environment and back") {
   c.threshold_us = 0.1;
   c.tolerance_us = 2.5;
   c.quiet = true;
+  c.walk_at_destroy = false;
   Env env;
   for (auto& [k, v] : attach_environment(c)) env.vars[k] = v;
   CHECK(env.vars.at("GRAPHSCOPE_THRESHOLD_US") == "0.10000000000000001");
@@ -148,6 +149,8 @@ TEST_CASE("the options travel through the environment and back") {
   CHECK(back.threshold_us == c.threshold_us);
   CHECK(back.tolerance_us == c.tolerance_us);
   CHECK(back.quiet);
+  CHECK(!back.walk_at_destroy);
+  CHECK(attach_config_from(Env().getenv(), errors).walk_at_destroy);  // on unless said
 }
 
 TEST_CASE("a malformed variable is said and its default kept") {
