@@ -14,6 +14,14 @@
 // the injection library, which subscribes to CUPTI again, so the graph's
 // nodes and its instantiation are seen as if graphscope had never let go.
 //
+// It also defines the calls that destroy a graph and launch an exec graph,
+// for walks at destroy: the injection library walks an instantiated graph
+// when the application destroys it (PyTorch does so right after
+// instantiating), on a thread of its own, instead of on the application's
+// thread inside the instantiation. A destroy it takes over returns success
+// at once; the graph is destroyed after its walk. A launch first lets a
+// walk still to do happen.
+//
 // It is a library of its own because the injection library links the CUDA
 // runtime statically, whose definitions of these names would clash with
 // these. It depends on nothing but libc: an application's runtime or driver
@@ -33,6 +41,39 @@ namespace {
 std::atomic<bool> resting{false};
 using TakeBack = void (*)(const char*);
 std::atomic<TakeBack> take_back{nullptr};
+
+// Walks at destroy (graphscope_preload_defer): on while the injection
+// library leaves the walk of an instantiated graph until the application
+// destroys it or launches it.
+std::atomic<bool> deferring{false};
+using DestroyHook = int (*)(void*);
+using LaunchHook = void (*)(void*);
+std::atomic<DestroyHook> destroy_hook{nullptr};
+std::atomic<LaunchHook> launch_hook{nullptr};
+
+template <typename Fn>
+Fn hook(std::atomic<Fn>& cache, const char* name) {
+  Fn f = cache.load(std::memory_order_acquire);
+  if (!f) {
+    f = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
+    cache.store(f, std::memory_order_release);
+  }
+  return f;
+}
+
+// True when the injection library took the graph: it walks it on a thread
+// of its own and destroys it then, and the call returns success at once.
+bool taken(void* graph) {
+  if (!deferring.load(std::memory_order_relaxed)) return false;
+  DestroyHook f = hook(destroy_hook, "graphscope_graph_destroy");
+  return f && f(graph) != 0;
+}
+
+// Before an exec graph's launch: its graph's walk, if still to do, first.
+void launching(void* exec) {
+  if (!deferring.load(std::memory_order_relaxed)) return;
+  if (LaunchHook f = hook(launch_hook, "graphscope_graph_launch")) f(exec);
+}
 
 void before(const char* call) {
   if (!resting.load(std::memory_order_relaxed)) return;
@@ -155,6 +196,35 @@ GS_DRIVER(cuGraphCreate, (void* g, unsigned flags), (g, flags))
 GS_DRIVER(cuGraphInstantiateWithFlags, (void* e, void* g, unsigned long long flags), (e, g, flags))
 GS_DRIVER(cuGraphInstantiateWithParams, (void* e, void* g, void* p), (e, g, p))
 GS_DRIVER(cuGraphInstantiateWithParams_ptsz, (void* e, void* g, void* p), (e, g, p))
+
+// The calls that end a graph's wait for its walk (walks at destroy): a
+// graph's destruction, which the injection library may take over, and an
+// exec graph's launch.
+#define GS_DESTROY(ret, lib, missing, name)                                 \
+  extern "C" __attribute__((visibility("default"))) ret name(void* graph) { \
+    static std::atomic<void*> cache{nullptr};                               \
+    if (taken(graph)) return 0;                                             \
+    auto f = real<ret (*)(void*)>(cache, #name, lib);                       \
+    return f ? f(graph) : missing;                                          \
+  }
+#define GS_LAUNCH(ret, lib, missing, name)                                               \
+  extern "C" __attribute__((visibility("default"))) ret name(void* exec, void* stream) { \
+    static std::atomic<void*> cache{nullptr};                                            \
+    launching(exec);                                                                     \
+    auto f = real<ret (*)(void*, void*)>(cache, #name, lib);                             \
+    return f ? f(exec, stream) : missing;                                                \
+  }
+GS_DESTROY(Result, "libcudart.so", kRuntimeMissing, cudaGraphDestroy)
+GS_DESTROY(Result, "libcuda.so", kDriverMissing, cuGraphDestroy)
+GS_LAUNCH(Result, "libcudart.so", kRuntimeMissing, cudaGraphLaunch)
+GS_LAUNCH(Result, "libcudart.so", kRuntimeMissing, cudaGraphLaunch_ptsz)
+GS_LAUNCH(Result, "libcuda.so", kDriverMissing, cuGraphLaunch)
+GS_LAUNCH(Result, "libcuda.so", kDriverMissing, cuGraphLaunch_ptsz)
+
+// Called by the injection library: walks at destroy on or off.
+extern "C" __attribute__((visibility("default"))) void graphscope_preload_defer(int on) {
+  deferring.store(on != 0, std::memory_order_relaxed);
+}
 
 // Called by the injection library: on while it has let go of CUPTI, off
 // once it has it again.

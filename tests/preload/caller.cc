@@ -2,7 +2,8 @@
 // PyTorch's libraries do: the preload test (run.sh) loads it with
 // RTLD_LOCAL, as Python loads extensions, or RTLD_GLOBAL. Without a GPU each
 // call fails the same way with or without graphscope's preload library in
-// front of it; run.sh compares the results.
+// front of it (but a destroy the injection library takes over, which
+// succeeds); run.sh compares the results.
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -19,4 +20,9 @@ extern "C" __attribute__((visibility("default"))) void gs_preload_calls() {
   std::printf("cudaGraphInstantiateWithParams %d\n", int(cudaGraphInstantiateWithParams(&e, g, &p)));
   std::printf("cudaStreamBeginCaptureToGraph %d\n",
               int(cudaStreamBeginCaptureToGraph(s, g, nullptr, nullptr, 0, cudaStreamCaptureModeGlobal)));
+  // Walks at destroy: a launch, and two graphs destroyed, the first of which
+  // the stand-in injection library takes over (main.cc).
+  std::printf("cudaGraphLaunch %d\n", int(cudaGraphLaunch(reinterpret_cast<cudaGraphExec_t>(0x2000), s)));
+  std::printf("cudaGraphDestroy taken %d\n", int(cudaGraphDestroy(reinterpret_cast<cudaGraph_t>(0x1000))));
+  std::printf("cudaGraphDestroy other %d\n", int(cudaGraphDestroy(reinterpret_cast<cudaGraph_t>(0x3000))));
 }

@@ -1,9 +1,11 @@
 // The preload test's program (run.sh): stands in for the injection
 // library's graphscope_take_back, loads the calling library (caller.cc)
 // locally or globally, and turns the preload library's rest switch on.
-//   gs_preload_main CALLER.so local|global norest|rest|each
+//   gs_preload_main CALLER.so local|global norest|rest|each|defer
 // rest: the stand-in turns the switch off at its first call, as the
 // injection library does once it has CUPTI back; each: it leaves it on.
+// defer: walks at destroy on; the stand-ins of graphscope_graph_destroy
+// (which takes graph 0x1000 over) and graphscope_graph_launch say they ran.
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -19,9 +21,18 @@ extern "C" __attribute__((visibility("default"))) void graphscope_take_back(cons
   if (!each && rest) rest(0);
 }
 
+extern "C" __attribute__((visibility("default"))) int graphscope_graph_destroy(void* graph) {
+  std::printf("destroy_hook %p\n", graph);
+  return graph == reinterpret_cast<void*>(0x1000) ? 1 : 0;
+}
+
+extern "C" __attribute__((visibility("default"))) void graphscope_graph_launch(void* exec) {
+  std::printf("launch_hook %p\n", exec);
+}
+
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: gs_preload_main CALLER.so local|global norest|rest|each\n");
+    std::fprintf(stderr, "usage: gs_preload_main CALLER.so local|global norest|rest|each|defer\n");
     return 2;
   }
   const bool global = std::strcmp(argv[2], "global") == 0;
@@ -35,7 +46,10 @@ int main(int argc, char** argv) {
   rest = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "graphscope_preload_rest"));
   std::printf("preload library %s\n", rest ? "loaded" : "absent");
   each = std::strcmp(argv[3], "each") == 0;
-  if (rest && std::strcmp(argv[3], "norest") != 0) rest(1);
+  const bool defer = std::strcmp(argv[3], "defer") == 0;
+  if (rest && !defer && std::strcmp(argv[3], "norest") != 0) rest(1);
+  if (defer)
+    if (auto on = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "graphscope_preload_defer"))) on(1);
   calls();
   return 0;
 }

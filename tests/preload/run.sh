@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The preload library (lib/inject/preload.cc) forwards the calls that begin a
-# graph to the real CUDA runtime, unchanged, and calls graphscope_take_back
-# first while graphscope rests. No GPU needed: without a driver every call
+# graph, destroy a graph and launch one to the real CUDA runtime, unchanged,
+# calls graphscope_take_back first while graphscope rests, and, with walks
+# at destroy on, asks graphscope_graph_launch and graphscope_graph_destroy
+# first (a destroy it takes returns success without the real call). No GPU needed: without a driver every call
 # fails, and must fail with the same code through the preload library as
 # without it, whether the runtime was loaded into the global scope or
 # locally (RTLD_LOCAL, as Python loads PyTorch).
@@ -14,21 +16,25 @@ for scope in local global; do
   plain=$("$main" "$caller" "$scope" rest) || bad "$scope: the program failed without the preload library"
   grep -q "^preload library absent" <<< "$plain" || bad "$scope: preload library found where it was not preloaded"
   codes=$(grep -v "^preload library" <<< "$plain")
-  [ "$(wc -l <<< "$codes")" = 6 ] || bad "$scope: expected 6 results, got: $codes"
-  for mode in norest rest each; do
+  [ "$(wc -l <<< "$codes")" = 9 ] || bad "$scope: expected 9 results, got: $codes"
+  grep -q "^cudaGraphDestroy taken 0$" <<< "$codes" && bad "$scope: the destroy succeeded without a GPU"
+  for mode in norest rest each defer; do
     out=$(LD_PRELOAD=$preload "$main" "$caller" "$scope" "$mode") || bad "$scope $mode: the program failed"
     grep -q "^preload library loaded" <<< "$out" || bad "$scope $mode: preload library not loaded"
-    got=$(grep -v "^preload library\|^take_back" <<< "$out")
-    [ "$got" = "$codes" ] || bad "$scope $mode: results differ through the preload library: $got (without: $codes)"
-    hooks=$(grep "^take_back" <<< "$out" | tr '\n' ' ')
+    got=$(grep -v "^preload library\|^take_back\|_hook" <<< "$out")
+    want_codes=$codes
+    [ $mode = defer ] && want_codes=$(sed 's/^cudaGraphDestroy taken .*/cudaGraphDestroy taken 0/' <<< "$codes")
+    [ "$got" = "$want_codes" ] || bad "$scope $mode: results differ through the preload library: $got (expected: $want_codes)"
+    hooks=$(grep "^take_back\|_hook" <<< "$out" | tr '\n' ' ')
     case $mode in
       norest) want="" ;;
       rest) want="take_back cudaStreamBeginCapture " ;;
       each) want="take_back cudaStreamBeginCapture take_back cudaGraphCreate take_back cudaGraphInstantiate take_back cudaGraphInstantiateWithFlags take_back cudaGraphInstantiateWithParams take_back cudaStreamBeginCaptureToGraph " ;;
+      defer) want="launch_hook 0x2000 destroy_hook 0x1000 destroy_hook 0x3000 " ;;
     esac
     [ "$hooks" = "$want" ] || bad "$scope $mode: take_back calls '$hooks', expected '$want'"
   done
   echo "$scope: $(tr '\n' ' ' <<< "$codes")"
 done
-[ $status = 0 ] && echo "ok: the same results through the preload library, take_back where it rests"
+[ $status = 0 ] && echo "ok: the same results through the preload library, take_back where it rests, destroys taken over where walks wait"
 exit $status
