@@ -1,11 +1,14 @@
 // libgraphscope_inject.so: the CUDA injection library that attaches
 // graphscope to an unmodified application. The driver loads it through
 // CUDA_INJECTION64_PATH at cuInit and calls InitializeInjection(); from then
-// on, every graph the process instantiates is walked at
-// CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED (while its template is still alive,
-// whatever the application does with it afterwards) with lib/capture's
+// on, every graph the process instantiates is walked with lib/capture's
 // walker, the one `graphscope capture` uses, and written as one
-// graphscope.graph/1 document. With profiling on, CUPTI activity tracing
+// graphscope.graph/1 document. The walk happens at
+// CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED (while its template is still alive,
+// whatever the application does with it afterwards), or, where the preload
+// library sees the shared CUDA runtime's calls, once the application
+// destroys the template, on a thread of graphscope's (walks at destroy,
+// below). With profiling on, CUPTI activity tracing
 // runs for the whole process and the replays in a window are analysed at
 // exit like `graphscope profile` does.
 //
@@ -17,9 +20,9 @@
 // Rules: nothing here may crash, block or change the behaviour of the host
 // application. Every callback catches everything; errors are written into
 // the index and said once on stderr. The hot path (a graph launch) takes one
-// uncontended lock and one hash lookup. The application's thread walks each
-// new graph (its template may be gone right after); formatting and writing
-// the documents and the index happen on the writer thread (writer.h).
+// uncontended lock and one hash lookup. The walks at destroy run on the
+// walker thread, formatting and writing the documents and the index on the
+// writer thread (writer.h), both only where a CPU is idle.
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
@@ -93,6 +96,10 @@ std::vector<std::string> command_line() {
 // but none of its threads (the writer), CUPTI and CUDA are not usable there,
 // and its directory is the parent's. Everything stays quiet in such a child.
 std::atomic<bool> forked_child{false};
+
+// Set on the walker thread (walks at destroy): its own CUDA calls are not
+// the application's, and never wait for a walk.
+thread_local bool t_walker = false;
 
 // GRAPHSCOPE_DEBUG_TIMES=1: the time the application's threads spent in
 // graphscope's callbacks, by kind, said on stderr at exit (to find where an
@@ -271,6 +278,9 @@ class Injection {
       write_index();
       return;
     }
+    using Defer = void (*)(int);
+    auto preload_defer = reinterpret_cast<Defer>(dlsym(RTLD_DEFAULT, "graphscope_preload_defer"));
+    defer_ = preload_defer && config().walk_at_destroy && config().max_graphs == 0;
     if (std::string why = subscribe(); !why.empty()) {
       attach_error_ = why;
       say(attach_error_);
@@ -278,6 +288,17 @@ class Injection {
       return;
     }
     attached_ = true;
+    if (defer_) {
+      preload_defer(1);
+      // The walker and the writer only where a CPU is idle: beside a
+      // capture, the application's threads (and origins' proxy) go first.
+      // The writer's documents, once made after the walk instead of inside
+      // the instantiation, ran into the next capture and slowed its stack
+      // reads as much as the walk had cost (the Llama on 2 CPUs, H200,
+      // 2026-11-27, BENCHMARKS.md). Whoever waits for either leaves a CPU.
+      walker().set_background(true);
+      writer().set_background(true);
+    }
     write_index();
     std::atexit([] { instance().finish(); });
     if (config().let_go_after_s > 0 && !config().profile) std::thread([this] { watch_idle(); }).detach();
@@ -314,6 +335,11 @@ class Injection {
         say(profile_error_ + "; graphs are dumped, not profiled");
       }
     }
+    if (ok && defer_ && !enable_fences()) {
+      // Without every fence a template could change before its walk.
+      defer_ = false;
+      say("walks at destroy are off (CUPTI refused a callback they need)");
+    }
     if (ok && config().origins) {
       origins_ = capture::OriginRecorder::instance().enable(subscriber_);
       if (!origins_) say("origins are not recorded (CUPTI refused the callbacks they need)");
@@ -343,6 +369,7 @@ class Injection {
   // of the process, and says so. What it dumped so far stays.
   void stand_down(const char* who) noexcept {
     if (forked_child) return;
+    resolve_all();  // while CUPTI's fences still come
     std::lock_guard<std::mutex> taking(take_back_m_);
     // A let go's cuptiFinalize still queued must not end the application's
     // own subscription: it runs first. Waited for without m_ (it may wait
@@ -384,11 +411,21 @@ class Injection {
 
   // At exit: the profile of every graph, and the final index.
   void finish() noexcept {
-    if (forked_child || finished_.exchange(true)) return;
+    if (forked_child || finished_) return;
+    resolve_all();  // the walks still to do, before the documents can be complete
+    if (finished_.exchange(true)) return;
     // The documents still queued first, then the profiles and the final
     // index, written before the process ends.
     writer().drain();
-    if (callback_times().on) callback_times().say(int(pid_));
+    if (callback_times().on) {
+      callback_times().say(int(pid_));
+      std::lock_guard<std::mutex> l(dm_);
+      std::fprintf(stderr,
+                   "graphscope: pid %d:   walks at destroy: %s; %llu on the walker thread, %llu on the "
+                   "application's at a fence, launch or exit\n",
+                   int(pid_), defer_ ? "on" : "off", (unsigned long long)walked_at_destroy_,
+                   (unsigned long long)walked_here_);
+    }
     finish_locked();
     writer().drain();
   }
@@ -424,6 +461,12 @@ class Injection {
     CallbackTimes& times = callback_times();
     const uint64_t t0 = times.on ? CallbackTimes::now() : 0;
     try {
+      if (me->deferred_n_.load(std::memory_order_relaxed) && !t_walker) {
+        if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+          me->fence(cbid, static_cast<const CUpti_CallbackData*>(data));
+        if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+          me->resolve_all();
+      }
       if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED)
         me->on_exec_created(static_cast<const CUpti_ResourceData*>(data));
       else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING)
@@ -459,22 +502,34 @@ class Injection {
     std::lock_guard<std::mutex> lock(m_);
     if (stood_down_ || resting_) return;
     last_graph_ = std::chrono::steady_clock::now();
-    auto exec = reinterpret_cast<cudaGraphExec_t>(gd->graphExec);
-    std::optional<uint32_t> id = capture::exec_graph_id(exec);
+    std::optional<uint32_t> id = capture::exec_graph_id(reinterpret_cast<cudaGraphExec_t>(gd->graphExec));
     if (session_->skip_before_walk(id)) return;
-    capture::WalkOptions wo = walk_options();
+    std::optional<DeviceInfo> device = device_info(rd->context);
+    // Walks at destroy: the walk waits for the application to destroy the
+    // graph (PyTorch does at once), and then runs on the walker thread.
+    if (defer_ && runtime_covered()) {
+      std::lock_guard<std::mutex> d(dm_);
+      deferred_.push_back(Deferred{reinterpret_cast<CUgraph>(gd->graph), gd->graphExec, *id, device});
+      deferred_n_.fetch_add(1, std::memory_order_release);
+      return;
+    }
+    capture::WalkOptions wo = walk_options(true);
     std::vector<uint64_t> handles;
     wo.root_handles = &handles;
     // The driver's answers now, on the application's thread (it may destroy
     // the graph as soon as instantiation returns); the document from them on
     // the writer thread, unless conditional bodies must go into it first.
     capture::QueriedGraph q = capture::query_graph(reinterpret_cast<cudaGraph_t>(gd->graph), wo);
-    if (session_->skip_after_walk(*id, q.nodes())) {
+    dump_walked(gd->graphExec, *id, device, std::move(q), std::move(handles));
+  }
+
+  // A walked graph's index entry and document. Under m_.
+  void dump_walked(CUgraphExec exec, uint32_t exec_id, const std::optional<DeviceInfo>& device,
+                   capture::QueriedGraph&& q, std::vector<uint64_t>&& handles) {
+    if (session_->skip_after_walk(exec_id, q.nodes())) {
       write_index();
       return;
     }
-    const uint32_t exec_id = *id;
-    std::optional<DeviceInfo> device = device_info(rd->context);
     auto finish_doc = [exec_id, device](GraphDocument&& d) {
       capture::assign_exec_ids(d, exec_id);
       d.name = "exec" + std::to_string(exec_id);
@@ -508,7 +563,7 @@ class Injection {
                        : post_document(entry.file, std::move(make), std::move(said));
     docs_.push_back(collector_.running() ? shared : nullptr);
     reports_.emplace_back();
-    Live& l = live_[gd->graphExec];
+    Live& l = live_[exec];
     l = Live{};
     l.g = g;
     l.doc = std::move(shared);
@@ -518,6 +573,214 @@ class Injection {
       let_go("GRAPHSCOPE_MAX_GRAPHS (" + std::to_string(config().max_graphs) + ") graphs dumped");
   }
 
+  // Walks at destroy. An exec graph's template is walked, not inside its
+  // instantiation on the application's thread, but once the application
+  // destroys the template (through the preload library, which hands it
+  // over: the walker thread walks it, then destroys it), or else on the
+  // application's thread at the first call that could change the template
+  // or needs the exec graph's entry: a call that adds to, sets, removes
+  // from, instantiates, updates from or destroys any graph (the fences,
+  // driver callbacks), a launch of the exec graph, its update or
+  // destruction, the context's destruction, the application's own CUPTI
+  // subscription, and the exit. So a template is read either as it was
+  // instantiated or after the application gave it up, never while it
+  // changes or after it is gone; a graph that nothing ever ends waits until
+  // the exit (and is lost if the process is killed).
+  enum class Walk : uint8_t { pending, queued, walking };  // to do here; handed to the walker; under way
+  struct Deferred {
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    uint32_t exec_id = 0;
+    std::optional<DeviceInfo> device;
+    Walk state = Walk::pending;
+    bool destroy = false;  // the application destroyed it: graphscope does after the walk
+  };
+
+  // Whether the process has the shared CUDA runtime loaded (whose
+  // cudaGraphDestroy and cudaGraphLaunch the preload library sees): else no
+  // graph waits, since nothing would end its wait but the fences.
+  bool runtime_covered() {
+    if (covered_) return true;
+    using Covers = int (*)();
+    static Covers covers = reinterpret_cast<Covers>(dlsym(RTLD_DEFAULT, "graphscope_preload_covers"));
+    covered_ = covers && covers() != 0;
+    return covered_;
+  }
+
+  // The walk of an entry taken for walking (state walking), on this thread,
+  // and its dump; no lock held.
+  void walk_deferred(const Deferred& d) noexcept {
+    try {
+      capture::WalkOptions wo = walk_options(t_walker);
+      std::vector<uint64_t> handles;
+      wo.root_handles = &handles;
+      capture::QueriedGraph q = capture::query_graph(reinterpret_cast<cudaGraph_t>(d.graph), wo);
+      std::lock_guard<std::mutex> lock(m_);
+      if (!finished_) dump_walked(d.exec, d.exec_id, d.device, std::move(q), std::move(handles));
+    } catch (const std::exception& e) {
+      error(std::string("walking exec graph ") + std::to_string(d.exec_id) + ": " + e.what());
+    } catch (...) {
+      error("walking exec graph " + std::to_string(d.exec_id) + ": unknown error");
+    }
+    bool destroy = false;
+    {
+      std::lock_guard<std::mutex> l(dm_);
+      for (auto it = deferred_.begin(); it != deferred_.end(); ++it)
+        if (it->graph == d.graph && it->state == Walk::walking) {
+          destroy = it->destroy;
+          deferred_.erase(it);
+          deferred_n_.fetch_sub(1, std::memory_order_release);
+          break;
+        }
+      t_walker ? ++walked_at_destroy_ : ++walked_here_;
+    }
+    dcv_.notify_all();
+    // The application destroyed it already, as far as it knows.
+    if (destroy) cudaGraphDestroy(reinterpret_cast<cudaGraph_t>(d.graph));
+  }
+
+  // Every walk still to do of an entry that `which` picks, here; with
+  // wait, also those handed to the walker and not yet begun, and then
+  // until those under way elsewhere are done. Never under m_.
+  template <typename Which>
+  void resolve(Which which, bool wait) noexcept {
+    if (forked_child || t_walker || !deferred_n_.load(std::memory_order_acquire)) return;
+    try {
+      for (;;) {
+        Deferred d;
+        {
+          std::lock_guard<std::mutex> l(dm_);
+          auto it = std::find_if(deferred_.begin(), deferred_.end(), [&](const Deferred& x) {
+            return (x.state == Walk::pending || (wait && x.state == Walk::queued)) && which(x);
+          });
+          if (it == deferred_.end()) break;
+          it->state = Walk::walking;
+          d = *it;
+        }
+        walk_deferred(d);
+      }
+      if (!wait) return;
+      std::unique_lock<std::mutex> l(dm_);
+      dcv_.wait(l, [&] { return std::none_of(deferred_.begin(), deferred_.end(), which); });
+    } catch (...) {
+    }
+  }
+  void resolve_all() noexcept {
+    resolve([](const Deferred&) { return true; }, true);
+  }
+
+  // A driver call that may change a graph (fence_kinds_): the walks still
+  // to do first, while the templates are as they were instantiated.
+  enum Fence : uint8_t { kNoFence = 0, kFenceAll = 1, kFenceDestroy = 2 };
+  static uint8_t fence_kind(const char* f) {
+    auto starts = [f](const char* p) { return std::strncmp(f, p, std::strlen(p)) == 0; };
+    if (starts("cuStreamBeginCaptureToGraph")) return kFenceAll;
+    if (!starts("cuGraph") || starts("cuGraphics")) return kNoFence;
+    if (std::strcmp(f, "cuGraphDestroy") == 0) return kFenceDestroy;
+    if (starts("cuGraphExecUpdate")) return kFenceAll;
+    if (starts("cuGraphExec") || starts("cuGraphLaunch") || starts("cuGraphUpload"))
+      return kNoFence;  // exec graphs
+    if (std::strstr(f, "Get") || std::strstr(f, "SetEnabled") ||
+        std::strcmp(f, "cuGraphDebugDotPrint") == 0 || std::strcmp(f, "cuGraphNodeFindInClone") == 0 ||
+        std::strcmp(f, "cuGraphClone") == 0 || std::strcmp(f, "cuGraphCreate") == 0)
+      return kNoFence;  // reads, and new graphs
+    return kFenceAll;   // adds, sets, removes, instantiates, user objects
+  }
+  void fence(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+    if (!cb || cb->callbackSite != CUPTI_API_ENTER || cbid >= fence_kinds_.size()) return;
+    switch (fence_kinds_[cbid]) {
+      case kFenceAll:
+        resolve([](const Deferred&) { return true; }, false);
+        break;
+      case kFenceDestroy:
+        if (cb->functionParams) {
+          CUgraph g = static_cast<const cuGraphDestroy_params*>(cb->functionParams)->hGraph;
+          resolve([g](const Deferred& d) { return d.graph == g; }, true);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  // Enables the fences' callbacks and the context's destruction. Once,
+  // before the first subscription's callbacks can come (fence_kinds_ is
+  // read unlocked).
+  bool enable_fences() {
+    if (fence_kinds_.empty()) {
+      std::vector<uint8_t> kinds(CUPTI_DRIVER_TRACE_CBID_SIZE, kNoFence);
+      for (int id = 1; id < int(CUPTI_DRIVER_TRACE_CBID_SIZE); ++id) {
+        const char* name = nullptr;
+        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, CUpti_CallbackId(id), &name) == CUPTI_SUCCESS &&
+            name)
+          kinds[size_t(id)] = fence_kind(name);
+      }
+      fence_kinds_ = std::move(kinds);
+    }
+    bool ok = cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
+                                  CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) == CUPTI_SUCCESS;
+    for (size_t id = 1; id < fence_kinds_.size() && ok; ++id)
+      if (fence_kinds_[id] != kNoFence)
+        ok = cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, CUpti_CallbackId(id)) ==
+             CUPTI_SUCCESS;
+    return ok;
+  }
+
+ public:
+  // The preload library's cudaGraphDestroy (or cuGraphDestroy): true when
+  // graphscope takes the graph over (its walk is still to do): the walker
+  // thread walks it and destroys it, and the application's call returns at
+  // once.
+  bool take_destroy(CUgraph g) noexcept {
+    if (forked_child || t_walker || !deferred_n_.load(std::memory_order_acquire)) return false;
+    try {
+      {
+        std::lock_guard<std::mutex> l(dm_);
+        auto it =
+            std::find_if(deferred_.begin(), deferred_.end(), [g](const Deferred& d) { return d.graph == g; });
+        if (it == deferred_.end()) return false;
+        it->destroy = true;  // by whoever walks it, after the walk
+        if (it->state != Walk::pending) return true;
+        it->state = Walk::queued;
+      }
+      walker().post([this, g] {
+        t_walker = true;
+        wait_for_captures();
+        Deferred d;
+        {
+          std::lock_guard<std::mutex> l(dm_);
+          auto it = std::find_if(deferred_.begin(), deferred_.end(),
+                                 [g](const Deferred& x) { return x.graph == g && x.state == Walk::queued; });
+          if (it == deferred_.end()) return;
+          it->state = Walk::walking;
+          d = *it;
+        }
+        walk_deferred(d);
+      });
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+  // The walker begins a walk once no stream capture is under way, or after
+  // kCaptureWait: a walk beside a capture slows the capture's launches
+  // more than it saves (the Llama's 392-node captures on 2 CPUs, H200,
+  // 2026-11-27). Whoever needs the walk meanwhile does it (resolve).
+  static constexpr auto kCaptureWait = std::chrono::milliseconds(200);
+  void wait_for_captures() const {
+    if (!origins_) return;  // captures are counted by origins' callbacks
+    const auto until = std::chrono::steady_clock::now() + kCaptureWait;
+    while (capture::OriginRecorder::instance().captures_active() > 0 &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+
+  // The preload library's cudaGraphLaunch (or cuGraphLaunch): the exec
+  // graph's walk, if still to do, before it runs.
+  void launching(CUgraphExec e) noexcept {
+    resolve([e](const Deferred& d) { return d.exec == e; }, true);
+  }
+
+ private:
   // GRAPHSCOPE_MAX_GRAPHS graphs dumped, nothing to profile: graphscope has
   // nothing left to do, and while any CUPTI subscriber is attached every
   // graph launch costs the application more (bench/replay_subscriber.cu:
@@ -657,6 +920,10 @@ class Injection {
         idle_.wait_for(lock, idle);  // resting (take_back wakes it), or no graph yet
         continue;
       }
+      if (deferred_n_.load()) {  // a walk still to do needs CUPTI's fences
+        idle_.wait_for(lock, std::chrono::milliseconds(50));
+        continue;
+      }
       if (std::chrono::steady_clock::now() >= last_graph_ + idle) {
         char s[64];
         std::snprintf(s, sizeof s, "GRAPHSCOPE_LET_GO_AFTER (%g s) without a new graph",
@@ -723,10 +990,16 @@ class Injection {
     }
   }
 
-  capture::WalkOptions walk_options() const {
+  // phases: the walk's phases go into GRAPHSCOPE_DEBUG_TIMES's (one
+  // thread at a time: the walker's, or, without walks at destroy, the
+  // application's under m_).
+  capture::WalkOptions walk_options(bool phases) const {
     capture::WalkOptions wo;
-    if (origins_) wo.origin_of = [](uint64_t h) { return capture::OriginRecorder::instance().origin_of(h); };
-    if (callback_times().on) wo.phases = &callback_times().walk;
+    if (origins_)
+      wo.origins_of = [](const uint64_t* h, size_t n, std::shared_ptr<const Origin>* out) {
+        capture::OriginRecorder::instance().origins_of(h, n, out);
+      };
+    if (callback_times().on && phases && (t_walker || !defer_)) wo.phases = &callback_times().walk;
     return wo;
   }
 
@@ -747,6 +1020,7 @@ class Injection {
   // process exits.
   void on_exec_change(const capture::ExecChange& c) {
     if (finished_) return;
+    launching(c.exec);  // its walk first, if still to do
     std::lock_guard<std::mutex> lock(m_);
     if (stood_down_ || resting_) return;
     auto it = live_.find(c.exec);
@@ -779,7 +1053,7 @@ class Injection {
     if (c.whole) {
       // The exec graph now runs the parameters of c.whole: walk it now (the
       // application may destroy it right after).
-      GraphDocument w = capture::walk_graph(reinterpret_cast<cudaGraph_t>(c.whole), walk_options());
+      GraphDocument w = capture::walk_graph(reinterpret_cast<cudaGraph_t>(c.whole), walk_options(false));
       capture::assign_exec_ids(w, *current->exec_graph_id);
       std::string why;
       if (!carry_exec_node_ids(*current, w, &why))
@@ -862,6 +1136,7 @@ class Injection {
   void on_exec_destroy(const CUpti_ResourceData* rd) {
     const auto* gd = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
     if (!gd) return;
+    launching(gd->graphExec);  // its walk first, if still to do
     std::lock_guard<std::mutex> lock(m_);
     auto it = live_.find(gd->graphExec);
     if (it == live_.end()) return;
@@ -873,6 +1148,7 @@ class Injection {
   void on_launch(const CUpti_CallbackData* cb) {
     if (cb->callbackSite != CUPTI_API_ENTER || !cb->functionParams) return;
     auto exec = static_cast<const cuGraphLaunch_params*>(cb->functionParams)->hGraph;
+    launching(exec);  // its walk first, if still to do
     std::lock_guard<std::mutex> lock(m_);
     auto it = live_.find(exec);
     if (it == live_.end()) return;
@@ -1074,6 +1350,16 @@ class Injection {
   bool launch_callbacks_ = false;
   int journal_ = -1;  // journal.txt
   uint64_t dumped_execs_ = 0;  // exec graphs dumped (versions not counted)
+  // Walks at destroy: on when the preload library is there to hand graphs
+  // over (set before the first subscription).
+  bool defer_ = false;
+  std::atomic<bool> covered_{false};
+  std::mutex dm_;  // deferred_ and the counts; taken alone or inside m_, never with m_ inside it
+  std::condition_variable dcv_;  // an entry left deferred_
+  std::vector<Deferred> deferred_;
+  std::atomic<int> deferred_n_{0};                    // deferred_.size(), read without dm_
+  uint64_t walked_at_destroy_ = 0, walked_here_ = 0;  // under dm_
+  std::vector<uint8_t> fence_kinds_;                  // by driver callback id: Fence
   capture::ActivityCollector collector_;
 };
 
@@ -1088,6 +1374,19 @@ void stand_down(const char* who) noexcept { Injection::instance().stand_down(who
 // begins a graph while graphscope rests.
 extern "C" __attribute__((visibility("default"))) void graphscope_take_back(const char* call) {
   graphscope::inject::Injection::instance().take_back(call ? call : "?");
+}
+
+// Called by the preload library's cudaGraphDestroy and cuGraphDestroy: 1
+// when graphscope took the graph over (walks at destroy), and the call is to
+// return success without destroying it.
+extern "C" __attribute__((visibility("default"))) int graphscope_graph_destroy(void* graph) {
+  return graphscope::inject::Injection::instance().take_destroy(static_cast<CUgraph>(graph)) ? 1 : 0;
+}
+
+// Called by the preload library's graph launches: the exec graph's walk
+// first, if still to do.
+extern "C" __attribute__((visibility("default"))) void graphscope_graph_launch(void* exec) {
+  graphscope::inject::Injection::instance().launching(static_cast<CUgraphExec>(exec));
 }
 
 // `graphscope capture --exec` also preloads this library (LD_PRELOAD), so
