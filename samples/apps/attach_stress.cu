@@ -15,7 +15,9 @@
 //                                    that changes nothing
 //   attach_stress fork               fork() without exec after graphs ran;
 //                                    the child exits 7 without touching CUDA
-//   attach_stress reset              cudaDeviceReset between two graphs;
+//   attach_stress reset [1]          cudaDeviceReset between two graphs (1: and
+//                                    right after a third graph's template
+//                                    is destroyed, never launched);
 //                                    exits 5
 //   attach_stress kill               two graphs, then SIGKILL to itself
 //   attach_stress idle [SECONDS]     a graph of 200 kernels replayed 500
@@ -254,9 +256,23 @@ int run_fork() {
   return ok && child_ok && after ? 0 : 1;
 }
 
-int run_reset() {
+int run_reset(bool handoff) {
   bool before = one_graph(2, 3);
   std::printf("before reset: %s\n", before ? "ok" : "WRONG");
+  if (handoff) {
+    // A graph instantiated, its template destroyed at once (an attached
+    // graphscope may be walking it on its own thread, walks at destroy) and
+    // the device reset right after, before anything waits for that walk.
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    int* p = nullptr;
+    CK(cudaMalloc(&p, 2 * kBlock * sizeof(int)));
+    cudaGraph_t g = capture_chain(s, p, 2, 3, cudaStreamCaptureModeGlobal);
+    cudaGraphExec_t e = nullptr;
+    CK(cudaGraphInstantiate(&e, g, 0));
+    CK(cudaGraphDestroy(g));
+    std::printf("handed over, resetting\n");
+  }
   CK(cudaDeviceReset());
   bool after = one_graph(3, 4);
   std::printf("after reset: %s\n", after ? "ok" : "WRONG");
@@ -324,7 +340,7 @@ int main(int argc, char** argv) {
   if (mode == "threads") return run_threads(arg > 0 ? arg : 5);
   if (mode == "update") return run_update(arg > 0 ? arg : 3);
   if (mode == "fork") return run_fork();
-  if (mode == "reset") return run_reset();
+  if (mode == "reset") return run_reset(arg == 1);
   if (mode == "kill") return run_kill();
   if (mode == "idle") return run_idle(arg > 0 ? arg : 2);
   std::fprintf(stderr, "usage: attach_stress threads|update|fork|reset|kill|idle [N]\n");

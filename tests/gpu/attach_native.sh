@@ -23,6 +23,9 @@
 #    On the static CUDA runtime (nvcc's default) that later graph is not
 #    recorded; on the shared one (attach_stress_shared, beside ATTACH_STRESS)
 #    graphscope takes CUPTI back when it begins, and records it.
+#  - the cases above again on the shared runtime, where graphscope walks
+#    each graph when the application destroys or launches it (walks at
+#    destroy), and once with that turned off.
 # The application's results are checked by itself (a wrong one exits 1) and
 # its exit code must pass through. Exits 77 (ctest: skipped) without a GPU.
 #   attach_native.sh GRAPHSCOPE ATTACH_STRESS WORK_DIR
@@ -72,6 +75,40 @@ run idle 0 -- capture --exec --let-go-after 1 --out-dir "$work/idle" -- "$app" i
   grep "^replays" "$work/idle.out"
 shared=$(dirname "$app")/attach_stress_shared
 if [ -x "$shared" ]; then
+  # The same on the shared runtime, where graphscope walks a graph when the
+  # application destroys it (on its walker thread) or first launches it
+  # (walks at destroy): the same checks must hold. GRAPHSCOPE_DEBUG_TIMES
+  # makes the threads case say where its walks ran.
+  export GRAPHSCOPE_DEBUG_TIMES=1
+  run threads_shared 0 -- capture --exec --out-dir "$work/threads_shared" -- "$shared" threads 5 &&
+    check threads_shared "$work/threads_shared" threads &&
+    { grep "walks at destroy" "$work/threads_shared.out";
+      # 20 graphs, each walked after its instantiation: on the walker
+      # thread, or on the application's where its launch came first.
+      grep "walks at destroy: on;" "$work/threads_shared.out" |
+        sed -E 's/.*on; ([0-9]+) on the walker thread, ([0-9]+) on.*/\1 \2/' |
+        awk '{ if ($1 + $2 != 20) exit 1 }' || fail "threads_shared: not every graph walked at destroy"; }
+  unset GRAPHSCOPE_DEBUG_TIMES
+  run update_shared 0 -- capture --exec --out-dir "$work/update_shared" -- "$shared" update 4 &&
+    check update_shared "$work/update_shared" update
+  run update_profile_shared 0 -- profile --exec --out-dir "$work/update_profile_shared" \
+    -o "$work/update_profile_shared.txt" -- "$shared" update 4 &&
+    check update_profile_shared "$work/update_profile_shared" update_profile
+  run fork_shared 0 -- capture --exec --out-dir "$work/fork_shared" -- "$shared" fork &&
+    check fork_shared "$work/fork_shared" fork
+  run reset_shared 5 -- capture --exec --out-dir "$work/reset_shared" -- "$shared" reset &&
+    check reset_shared "$work/reset_shared" reset
+  run reset_handoff_shared 5 -- capture --exec --out-dir "$work/reset_handoff_shared" -- "$shared" reset 1 &&
+    check reset_handoff_shared "$work/reset_handoff_shared" reset_handoff
+  run kill_shared 137 -- capture --exec --out-dir "$work/kill_shared" -- "$shared" kill &&
+    check kill_shared "$work/kill_shared" kill
+  run limit_shared 0 -- capture --exec --max-graphs 2 --out-dir "$work/limit_shared" -- "$shared" threads 5 &&
+    check limit_shared "$work/limit_shared" limit
+  # And walks at destroy turned off: the graphs walked inside instantiation.
+  export GRAPHSCOPE_WALK_AT_DESTROY=0
+  run threads_shared_off 0 -- capture --exec --out-dir "$work/threads_shared_off" -- "$shared" threads 5 &&
+    check threads_shared_off "$work/threads_shared_off" threads
+  unset GRAPHSCOPE_WALK_AT_DESTROY
   run idle_shared 0 -- capture --exec --let-go-after 1 --out-dir "$work/idle_shared" -- "$shared" idle 3 &&
     check idle_shared "$work/idle_shared" idle_shared && grep "^replays" "$work/idle_shared.out"
 else

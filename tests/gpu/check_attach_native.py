@@ -3,8 +3,8 @@
 
     check_attach_native.py CASE OUT_DIR LOG
 
-CASE is threads, update, update_profile, fork, reset, kill, limit, idle or idle_shared. Prints what
-it found; exits 1 with a line per problem."""
+CASE is threads, update, update_profile, fork, reset, reset_handoff, kill, limit,
+idle or idle_shared. Prints what it found; exits 1 with a line per problem."""
 import collections
 import glob
 import json
@@ -144,12 +144,13 @@ elif case == "fork":
         bad(f"parent: {len(graphs)} graphs, complete {index['complete']}: expected 2, true")
     print(f"fork: parent {index['pid']}: {len(graphs)} graphs, complete {index['complete']}")
 
-elif case == "reset":
-    if len(graphs) != 2 or not index["complete"]:
-        bad(f"{len(graphs)} graphs, complete {index['complete']}: expected 2 (one each side of the reset), true")
+elif case in ("reset", "reset_handoff"):
+    want = [3, 4] if case == "reset" else [3, 3, 4]
+    if len(graphs) != len(want) or not index["complete"]:
+        bad(f"{len(graphs)} graphs, complete {index['complete']}: expected {len(want)} (both sides of the reset), true")
     got = sorted(len(kernels(g["doc"])) for g in graphs if "doc" in g)
-    if got != [3, 4]:
-        bad(f"kernels per graph {got}, expected [3, 4]")
+    if got != want:
+        bad(f"kernels per graph {got}, expected {want}")
     print(f"reset: {len(graphs)} graphs, kernels {got}, errors {index.get('errors')}")
 
 elif case == "kill":
