@@ -1,5 +1,8 @@
 #include "activity.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -300,6 +303,10 @@ void ActivityCollector::start() {
 // and little is left to do in stop(). Ends when stop() says so and the
 // queue is empty.
 void ActivityCollector::convert_buffers() {
+  if (background_) {
+    sched_param p{};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &p);
+  }
   Global& g = global();
   std::unique_lock<std::mutex> lock(g.mu);
   for (;;) {

@@ -68,6 +68,11 @@ class ActivityCollector {
 
   bool running() const { return running_; }
 
+  /// On (before start()): the converter thread runs only where a CPU is
+  /// idle (SCHED_IDLE), so that converting records never takes a CPU from
+  /// the traced application's threads; stop() waits for it either way.
+  void set_background(bool on) { background_ = on; }
+
   /// The activities collected so far (complete after stop()).
   const Trace& trace() const { return trace_; }
   /// Moves the trace out (source "cupti"); the collector is empty after.
@@ -104,6 +109,7 @@ class ActivityCollector {
   uint64_t dropped_ = 0;
   uint64_t untimed_ = 0;
   bool running_ = false;
+  bool background_ = false;
   StopTimes stop_times_;
 };
 

@@ -329,6 +329,10 @@ class Injection {
     if (ok && config().profile) {
       ok = enable_launch_callbacks();
       try {
+        // Its records converted only where a CPU is idle: beside a capture,
+        // the converter slowed the application's threads (serving start-up,
+        // 2026-11-27, BENCHMARKS.md).
+        collector_.set_background(defer_);
         collector_.start();
       } catch (const Error& e) {
         profile_error_ = e.what();
