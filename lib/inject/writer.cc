@@ -4,8 +4,8 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
+#include <mutex>
 
 namespace graphscope::inject {
 
@@ -20,28 +20,37 @@ Writer& walker() {
 }
 
 namespace {
-// Every Writer of the process (two: never destroyed), for the fork handlers.
+// Every Writer of the process (two: never destroyed), for the fork handlers;
+// registered under writers_m, the count published after the pointer.
 Writer* all_writers[2];
 std::atomic<int> writers{0};
+std::mutex writers_m;
+int held = 0;  // how many before_fork locked (the forking thread's)
 }  // namespace
 
 Writer::Writer() {
   // fork() while a thread holds the lock would leave the child's copy
   // locked forever: hold it across fork, and let the child start over.
-  const int i = writers.fetch_add(1);
-  if (i < 2) all_writers[i] = this;
+  std::lock_guard<std::mutex> lock(writers_m);
+  const int i = writers.load();
+  if (i >= 2) return;  // (never: there are two)
+  all_writers[i] = this;
+  writers.store(i + 1, std::memory_order_release);
   if (i == 0)
     pthread_atfork(&Writer::before_fork, &Writer::after_fork_in_parent, &Writer::after_fork_in_child);
 }
 
 void Writer::before_fork() {
-  for (int i = 0; i < writers.load() && i < 2; ++i) all_writers[i]->m_.lock();
+  writers_m.lock();  // no Writer made meanwhile
+  held = writers.load(std::memory_order_acquire);
+  for (int i = 0; i < held; ++i) all_writers[i]->m_.lock();
 }
 void Writer::after_fork_in_parent() {
-  for (int i = std::min(writers.load(), 2) - 1; i >= 0; --i) all_writers[i]->m_.unlock();
+  for (int i = held - 1; i >= 0; --i) all_writers[i]->m_.unlock();
+  writers_m.unlock();
 }
 void Writer::after_fork_in_child() {
-  for (int i = std::min(writers.load(), 2) - 1; i >= 0; --i) {
+  for (int i = held - 1; i >= 0; --i) {
     Writer& w = *all_writers[i];
     w.jobs_.clear();  // the parent's: it does them
     w.busy_ = false;
@@ -49,6 +58,7 @@ void Writer::after_fork_in_child() {
     w.forked_ = true;  // no thread in this process: jobs run at once
     w.m_.unlock();
   }
+  writers_m.unlock();
 }
 
 void Writer::post(Job job) noexcept {

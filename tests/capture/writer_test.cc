@@ -59,3 +59,39 @@ TEST_CASE("in a child made by fork() the writer runs each job at once, and the p
   writer().drain();
   CHECK(parent_ran.load() == 2);
 }
+
+TEST_CASE(
+    "the walker is a second writer: both survive fork() while busy, and run in the background when asked") {
+  using graphscope::inject::walker;
+  walker().set_background(true);  // SCHED_IDLE from its next job on: still runs where a CPU is idle
+  std::atomic<int> parent_ran{0};
+  for (auto* w : {&writer(), &walker()}) {
+    w->post([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ++parent_ran;
+    });
+  }
+  for (int round = 0; round < 3; ++round) {  // forks while both threads hold jobs
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      int ran = 0;
+      writer().post([&] { ++ran; });
+      walker().post([&] { ++ran; });
+      writer().drain();
+      walker().drain();
+      _exit(ran == 2 ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  std::atomic<bool> on_walker{false};
+  walker().post([&] { on_walker = true; });
+  writer().drain();
+  walker().drain();
+  CHECK(parent_ran.load() == 2);
+  CHECK(on_walker.load());
+  walker().set_background(false);
+}
