@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "origin_view.h"
+#include "parallel.h"
 #include "topology.h"
 
 namespace graphscope {
@@ -76,6 +77,18 @@ struct ReplayAccount {
   int64_t parts[kAccountCategories] = {};
 };
 
+// What one worker's replays reuse: when each node finished and what decided
+// it, its activity, each lane's activities by end, and the path queries.
+struct Scratch {
+  Scratch(const Graph& g, const std::vector<uint32_t>& order, size_t n, size_t lanes_count)
+      : act(n), src(n), fin(n), hosted(n), lanes(lanes_count), ancestry(g, order) {}
+  std::vector<uint32_t> act, src;
+  std::vector<int64_t> fin;
+  std::vector<char> hosted;
+  std::vector<std::vector<uint32_t>> lanes;
+  Ancestry ancestry;
+};
+
 }  // namespace
 
 std::string_view to_string(AccountCategory c) { return kNames[size_t(c)]; }
@@ -138,7 +151,6 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
                    [&](uint32_t a, uint32_t b) { return accounts[a].makespan < accounts[b].makespan; });
   const uint32_t rep = by_makespan[(by_makespan.size() - 1) / 2];
 
-  Ancestry ancestry(g, order);
   // Every replay walks the dependencies of every node, and its chain back
   // from the end: from compact arrays, not from the nodes (648 bytes each,
   // a cache miss per node per replay on a large graph).
@@ -154,13 +166,11 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
   auto deps_of = [&](uint32_t i) {
     return std::pair<const uint32_t*, const uint32_t*>(dep_from.data() + dep_begin[i], dep_from.data() + dep_begin[i + 1]);
   };
-  std::vector<uint32_t> act(n), src(n);
-  std::vector<int64_t> fin(n);
-  std::vector<char> hosted(n);
-  std::vector<std::vector<uint32_t>> lanes(L);
-  for (size_t r = 0; r < R; ++r) {
+  auto one_replay = [&](size_t r, std::vector<uint32_t>& act, std::vector<uint32_t>& src,
+                        std::vector<int64_t>& fin, std::vector<char>& hosted,
+                        std::vector<std::vector<uint32_t>>& lanes, Ancestry& ancestry) {
     const std::vector<uint32_t>& mine = of_replay[r];
-    if (mine.empty()) continue;
+    if (mine.empty()) return;
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
     std::fill(act.begin(), act.end(), kNoNode);
     for (uint32_t j : mine) {
@@ -226,8 +236,10 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
       for (uint32_t j : mine) iv.push_back({int64_t(acts[j].start_ns), int64_t(acts[j].end_ns)});
       std::sort(iv.begin(), iv.end());
       for (const auto& [lo, hi] : iv) {
-        if (!busy.empty() && lo <= busy.back().second) busy.back().second = std::max(busy.back().second, hi);
-        else busy.push_back({lo, hi});
+        if (!busy.empty() && lo <= busy.back().second)
+          busy.back().second = std::max(busy.back().second, hi);
+        else
+          busy.push_back({lo, hi});
       }
     }
     // The parts of [lo, hi) during which something of the replay ran.
@@ -262,7 +274,7 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
     int64_t f = t1;
     if (cur == kNoNode) {
       add(AccountCategory::unexplained, t0, t1, kNoNode, false);
-      continue;
+      return;
     }
     add(AccountCategory::unexplained, int64_t(acts[act[cur]].end_ns), t1, kNoNode, false);
     f = std::min<int64_t>(f, acts[act[cur]].end_ns);
@@ -334,7 +346,14 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
     }
     if (f > t0) add(AccountCategory::unexplained, t0, f, kNoNode, false);
     if (r == rep) out.nodes = std::move(na);
-  }
+  };
+  // The replays are independent: in parallel, each worker with its own
+  // scratch (only the representative's writes out.nodes and out.segments).
+  const unsigned workers = worker_count(R * n, 100000, unsigned(R));
+  parallel_slices(R, workers, [&](unsigned, size_t begin, size_t end) {
+    Scratch s(g, order, n, L);
+    for (size_t r = begin; r < end; ++r) one_replay(r, s.act, s.src, s.fin, s.hosted, s.lanes, s.ancestry);
+  });
 
   out.replay = rep;
   out.replays = uint32_t(live.size());
