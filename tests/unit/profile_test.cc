@@ -558,6 +558,56 @@ TEST_CASE("account: on random graphs and records, the parts add up to the makesp
   }
 }
 
+TEST_CASE("account: a large graph's replays, accounted in parallel, each as when accounted alone") {
+  // 9 replays of 25,000 nodes: past the size where account_makespan splits
+  // the replays over threads. Each replay accounted alone (one replay, one
+  // thread) must give what the parallel pass gives it.
+  std::mt19937 rng(11);
+  const uint32_t n = 25000, replays = 9;
+  std::vector<Spec> specs;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::vector<uint32_t> deps;
+    for (uint32_t j = i > 3 ? i - 3 : 0; j < i; ++j)
+      if (rng() % 2 == 0) deps.push_back(j);
+    specs.push_back({NodeType::kernel, "_Z1kv", deps});
+  }
+  GraphDocument doc = make_doc(specs, kExec);
+  TraceBuilder all;
+  std::vector<TraceBuilder> alone(replays);
+  for (uint32_t k = 0; k < replays; ++k)
+    for (uint32_t i = 0; i < n; ++i) {
+      const double s = 1e6 * k + 2.0 * i + double(rng() % 1500) / 1000.0;
+      const double e = s + 0.5 + double(rng() % (k + 2) * 400) / 1000.0;
+      const uint32_t channel = rng() % 3;
+      all.act(i, s, e, channel, k + 1);
+      alone[k].act(i, s, e, channel, k + 1);
+    }
+  const MakespanAccount a = analyze_profile(doc, all.t, {}).account;
+  REQUIRE(a.replays == replays);
+  CHECK(parts_sum(a) == a.makespan_ns);
+  std::vector<MakespanAccount> one;
+  for (uint32_t k = 0; k < replays; ++k) one.push_back(analyze_profile(doc, alone[k].t, {}).account);
+  bool representative = false;
+  for (const MakespanAccount& o : one) {
+    if (o.makespan_ns != a.makespan_ns) continue;
+    bool same = o.nodes.size() == a.nodes.size();
+    for (size_t c = 0; c < kAccountCategories; ++c) same = same && o.parts[c].ns == a.parts[c].ns;
+    for (size_t i = 0; same && i < o.nodes.size(); ++i)
+      same = o.nodes[i].work_ns == a.nodes[i].work_ns && o.nodes[i].wait_ns == a.nodes[i].wait_ns &&
+             o.nodes[i].on_chain == a.nodes[i].on_chain;
+    representative = representative || same;
+  }
+  CHECK(representative);
+  for (size_t c = 0; c < kAccountCategories; ++c) {
+    double lo = 1e300, hi = -1e300;
+    for (const MakespanAccount& o : one)
+      lo = std::min(lo, double(o.parts[c].ns) / 1000.0), hi = std::max(hi, double(o.parts[c].ns) / 1000.0);
+    CAPTURE(c);
+    CHECK(a.parts[c].min_us == doctest::Approx(lo));
+    CHECK(a.parts[c].max_us == doctest::Approx(hi));
+  }
+}
+
 TEST_CASE("account: written to the profile JSON and read back; a report whose parts do not add up is refused") {
   TraceBuilder b;
   b.act(0, 0, 10, 0).act(1, 10, 20, 0).act(2, 20.2, 30, 0).act(3, 30.2, 40, 0);
