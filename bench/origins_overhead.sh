@@ -13,37 +13,60 @@
 # forward and the exit).
 # With GS_BENCH_BASELINE_INJECT set to another build's injection library, a
 # fourth configuration, origins on with that library, is interleaved too
-# (a change side by side with the code before it, in one call).
+# (a change side by side with the code before it, in one call). Every round
+# also runs a second process without graphscope (A/A): each estimate's
+# ratio for it says how far the estimate moves between two processes of the
+# same code, and each process is compared with the round's process without
+# graphscope too.
+# With GS_BENCH_TOGETHER=1 a round's processes run at once, each on CPUs of
+# its own (bench/together.sh). On the H100 host of 2026-11-27 10:41 UTC that
+# did not help: processes that ran at the same moment did not share a speed
+# (A/A 0.63-1.82x by round), so processes run in turn by default.
 #   bench/origins_overhead.sh GRAPHSCOPE [RUNS] [CAPTURES] [LAYERS]
 set -euo pipefail
 gs=$1; runs=${2:-5}; captures=${3:-5}; layers=${4:-8}
 app=$(cd "$(dirname "$0")/.." && pwd)/tests/gpu/torch/origins_app.py
 out=$(mktemp -d)
-show() { python3 -c "import json,sys; print('%s run %s (ms): %s' % (sys.argv[1], sys.argv[2], ' '.join('%.1f' % (t * 1e3) for t in json.load(open(sys.argv[3]))['capture_instantiate_s'])))" "$@"; }
-# Every process on the same two CPUs (bench/pin.sh).
+# Every process on the same two CPUs (bench/pin.sh), one at a time; or,
+# with GS_BENCH_TOGETHER=1, every configuration at once (bench/together.sh).
 source "$(dirname "$0")/pin.sh"
-echo "processes pinned to CPUs: ${cpus:-no}"
+source "$(dirname "$0")/together.sh"
 args=(llama --layers "$layers" --captures "$captures")
-for ((k = 1; k <= runs; ++k)); do
-  "${pin[@]}" python3 "$app" "${args[@]}" --timing "$out/plain.$k.json" > /dev/null
-  show plain "$k" "$out/plain.$k.json"
-  "${pin[@]}" "$gs" capture --exec --no-origins --out-dir "$out/off.$k" -- python3 "$app" "${args[@]}" \
-    --timing "$out/off.$k.json" > /dev/null 2>&1
-  show off "$k" "$out/off.$k.json"
-  "${pin[@]}" "$gs" capture --exec --out-dir "$out/on.$k" -- python3 "$app" "${args[@]}" --timing "$out/on.$k.json" > /dev/null 2>&1
-  show on "$k" "$out/on.$k.json"
-  if [ -n "${GS_BENCH_BASELINE_INJECT:-}" ]; then
-    GRAPHSCOPE_INJECTION_LIBRARY=$GS_BENCH_BASELINE_INJECT "${pin[@]}" "$gs" capture --exec --out-dir "$out/base.$k" -- \
-      python3 "$app" "${args[@]}" --timing "$out/base.$k.json" > /dev/null 2>&1
-    show base "$k" "$out/base.$k.json"
+show() { python3 -c "import json,sys; print('%s run %s (ms): %s' % (sys.argv[1], sys.argv[2], ' '.join('%.1f' % (t * 1e3) for t in json.load(open(sys.argv[3]))['capture_instantiate_s'])))" "$@"; }
+app_run() {  # CONFIG K CPUS [-- graphscope's options...]: one process
+  local c=$1 k=$2 on=$3; shift 3
+  if [ "${1:-}" != -- ]; then
+    pinned "$on" python3 "$app" "${args[@]}" --timing "$out/$c.$k.json" > /dev/null
+  else
+    shift
+    pinned "$on" "$gs" capture --exec "$@" --out-dir "$out/$c.$k" -- python3 "$app" "${args[@]}" \
+      --timing "$out/$c.$k.json" > /dev/null 2>&1
   fi
-done
-python3 - "$out" "$runs" "${GS_BENCH_BASELINE_INJECT:-}" <<'PY'
+  show "$c" "$k" "$out/$c.$k.json"
+}
+run_plain() { app_run plain "$@"; }
+run_plain2() { app_run plain2 "$@"; }
+run_off() { app_run off "$@" -- --no-origins; }
+run_on() { app_run on "$@" --; }
+run_base() { GRAPHSCOPE_INJECTION_LIBRARY=$GS_BENCH_BASELINE_INJECT app_run base "$@" --; }
+# plain2, a second process without graphscope in every round (A/A), says
+# how far each estimate below moves between two processes of the same code.
+configs=(plain off on)
+[ -n "${GS_BENCH_BASELINE_INJECT:-}" ] && configs+=(base)
+configs+=(plain2)
+if [ "${GS_BENCH_TOGETHER:-0}" = 1 ]; then
+  echo "together: ${configs[*]} at once, each on its own pair of CPUs, $runs rounds"
+  together "$runs" "${configs[@]}"
+else
+  echo "processes pinned to CPUs: ${cpus:-no}"
+  in_turn "$runs" "${configs[@]}"
+fi
+python3 - "$out" "$runs" "${configs[*]}" <<'PY'
 import json, statistics, sys
-out, runs, baseline = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-configs = [("plain", "no graphscope"), ("off", "capture --exec --no-origins"), ("on", "capture --exec (origins)")]
-if baseline:
-    configs.append(("base", "origins, baseline library"))
+out, runs, present = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+labels = {"plain": "no graphscope", "off": "capture --exec --no-origins", "on": "capture --exec (origins)",
+          "base": "origins, baseline library", "plain2": "no graphscope, again (A/A)"}
+configs = [(c, labels[c]) for c in present]
 per = {c: [[t * 1e3 for t in json.load(open("%s/%s.%d.json" % (out, c, k)))["capture_instantiate_s"]]
            for k in range(1, runs + 1)] for c, _ in configs}
 base = statistics.median([t for p in per["plain"] for t in p])
@@ -89,5 +112,14 @@ for c, label in configs:
         parts = "; 10th percentiles of the forward %.2f ms (%+.2f), the exit %.2f ms (%+.2f)" % (f, f - f0, x, x - x0)
     print("%-28s pooled captures: 10th percentile %6.2f ms, ratio %.2fx; 25th %6.2f ms, ratio %.2fx%s" %
           (label, p10, p10 / pct(pooled["plain"], 0.10), p25, p25 / pct(pooled["plain"], 0.25), parts))
+# Each process against the round's process without graphscope (run in turn,
+# the one just before it; together, the one beside it), by the median of its
+# captures after the first. The A/A line is what two processes of the same
+# code differ by this way.
+if "plain2" in present:
+    for c, label in configs[1:]:
+        r = [statistics.median(per[c][k][1:]) / statistics.median(per["plain"][k][1:]) for k in range(runs)]
+        print("%-28s against no graphscope in its round: median ratio %.3fx (%.3f-%.3f); rounds %s" %
+              (label, statistics.median(r), min(r), max(r), " ".join("%.3f" % x for x in r)))
 PY
 rm -rf "$out"
