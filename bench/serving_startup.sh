@@ -16,6 +16,13 @@
 #            side by side with the code before it)
 #   plain2   no graphscope again (A/A): how far each estimate moves between
 #            two processes of the same code
+# GS_BENCH_CONFIGS (a list of the names above and below, in turn) runs those
+# alone; these diagnostics run only so:
+#   inline   capture --exec with GRAPHSCOPE_WALK_AT_DESTROY=0
+#   noorig   capture --exec --no-origins
+#   eager    no graphscope, CUDA_MODULE_LOADING=EAGER
+#   nodes    the bare injection library's GS_BARE_MODE=nodes (a subscriber
+#            whose three node callbacks do nothing)
 # A last process under capture --exec with GRAPHSCOPE_DEBUG_TIMES=1 says
 # where graphscope's time on the application's threads went.
 # Prints each process's total capture + instantiate time and replay times,
@@ -61,9 +68,18 @@ run_cupti() { CUDA_INJECTION64_PATH=$bare serve cupti "$@"; }
 run_profile() { serve profile "$@" -- profile --exec -o "$out/profile.$1.txt"; }
 run_limit() { serve limit "$@" -- capture --exec --max-graphs "$graphs"; }
 run_base() { GRAPHSCOPE_INJECTION_LIBRARY=$GS_BENCH_BASELINE_INJECT serve base "$@" -- capture --exec; }
+# Diagnostics, run only when GS_BENCH_CONFIGS names them.
+run_inline() { GRAPHSCOPE_WALK_AT_DESTROY=0 serve inline "$@" -- capture --exec; }
+run_noorig() { serve noorig "$@" -- capture --exec --no-origins; }
+run_eager() { CUDA_MODULE_LOADING=EAGER serve eager "$@"; }
+run_nodes() { GS_BARE_MODE=nodes CUDA_INJECTION64_PATH=$bare serve nodes "$@"; }
 # plain2: a second process without graphscope in every round (A/A).
 configs=(plain capture cupti profile)
-if [ "${GS_BENCH_TOGETHER:-0}" = 1 ]; then
+if [ -n "${GS_BENCH_CONFIGS:-}" ]; then
+  read -r -a configs <<< "$GS_BENCH_CONFIGS"
+  echo "processes pinned to CPUs: ${cpus:-no}"
+  in_turn "$runs" "${configs[@]}"
+elif [ "${GS_BENCH_TOGETHER:-0}" = 1 ]; then
   [ -n "${GS_BENCH_BASELINE_INJECT:-}" ] && configs+=(base)
   configs+=(plain2)
   echo "together: ${configs[*]} at once, each on its own pair of CPUs, $runs rounds"
@@ -81,7 +97,9 @@ python3 - "$out" "$runs" "${configs[*]}" <<'PY'
 import glob, json, statistics, sys
 out, runs, present = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 anchors = {"plain": "plain", "plain2": "plain", "capture": "plain", "limit": "plain", "base": "plain",
-           "cupti": "cupti", "profile": "cupti"}
+           "inline": "plain", "noorig": "plain", "eager": "plain", "nodes": "plain", "cupti": "cupti", "profile": "cupti"}
+# (an anchor left out of GS_BENCH_CONFIGS: the first configuration instead)
+anchors = {c: a if a in present else present[0] for c, a in anchors.items()}
 order = [(c, anchors[c]) for c in present]
 res = {c: [json.load(open("%s/%s.%d.json" % (out, c, k))) for k in range(1, runs + 1)] for c, _ in order}
 med = {c: statistics.median(r["capture_instantiate_s"] for r in v) * 1e3 for c, v in res.items()}
