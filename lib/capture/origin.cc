@@ -307,8 +307,8 @@ thread_local bool g_uncached = false;  // OriginRecorder::uncached_for_tests: th
 // The thread state whose stack this thread reads (the proxy's, for a
 // thread that cannot take the GIL itself: Impl::proxy_loop); null: its own.
 thread_local void* g_target = nullptr;
-std::atomic<uint64_t> g_reads_cached{0}, g_reads_same{0}, g_reads_full{0}, g_reads_proxied{0},
-    g_reads_late{0};  // OriginRecorder::read_counts
+std::atomic<uint64_t> g_reads_cached{0}, g_reads_same{0}, g_reads_made{0}, g_reads_full{0},
+    g_reads_proxied{0}, g_reads_late{0};  // OriginRecorder::read_counts
 
 struct CodeInfo {
   std::string file, function;
@@ -796,6 +796,98 @@ bool is_module(const Python& py, PyCache& c, PyObj* o) {
   return py.IsInstance(o, c.module_class) == 1;
 }
 
+// The modules under root and their names, learnt at once where a read
+// in full met a module it did not know: a new model, or one built after
+// the first capture (a server's deeper model, a second model). Its other
+// modules' stacks are then read without the GIL (read_python_cached makes
+// their origins from what the cache knows); before, each new pairing of
+// modules waited for the proxy, 1,500 of them in the serving program's
+// 3,157-node graph. Each module reached through the _modules dicts
+// (breadth-first, at most kTreeModules) gets its facts (module_info), and
+// each name under the modules up to three levels above it the path that
+// child_name would find: the least deep, first in the dicts' order.
+// Learnt ones are checked in this capture and not marked used, so that
+// precheck does not check them at every capture's beginning.
+constexpr size_t kTreeModules = 8192, kTreeNames = 32768;
+void learn_tree(const Python& py, PyCache& c, PyObj* root) {
+  if (!c.module_class || !py.IsSubtype) return;
+  if (!c.modules_name && !(c.modules_name = py.Intern("_modules"))) {
+    py.ErrClear();
+    return;
+  }
+  const size_t cap = size_t(1) << 15;  // half of PyCache::full's
+  if (c.modules.size() >= cap || c.child_name.size() >= cap) return;
+  struct Kid {
+    std::string key;
+    uint32_t at;
+  };
+  struct TreeNode {
+    PyObj* mo;  // held
+    uint32_t serial = 0;
+    std::vector<Kid> kids;  // in the dict's order
+  };
+  std::vector<TreeNode> tree;
+  std::unordered_map<const void*, uint32_t> seen;
+  py.IncRef(root);
+  tree.push_back({root, 0, {}});
+  seen.emplace(root, 0);
+  for (size_t i = 0; i < tree.size(); ++i) {
+    PyObj* mods = py.GetAttrObj(tree[i].mo, c.modules_name);
+    if (!mods) {
+      py.ErrClear();
+      continue;
+    }
+    if (Python::type_of(mods) == py.dict_type) {
+      ssize_t pos = 0;
+      PyObj *key, *value;
+      while (py.DictNext(mods, &pos, &key, &value)) {
+        // Modules only, known as such from their type's MRO (no Python runs).
+        if (!value || !py.IsSubtype(Python::type_of(value), c.module_class)) continue;
+        auto [it, fresh] = seen.emplace(value, uint32_t(tree.size()));
+        if (fresh) {
+          if (tree.size() >= kTreeModules) {
+            seen.erase(it);
+            continue;
+          }
+          py.IncRef(value);
+          tree.push_back({value, 0, {}});
+        }
+        tree[i].kids.push_back({utf8(py, key), it->second});
+      }
+    }
+    py.DecRef(mods);
+  }
+  for (TreeNode& t : tree) {
+    is_module(py, c, t.mo);  // its type, for reads without the GIL
+    t.serial = module_info(py, c, t.mo).serial;
+  }
+  std::vector<uint32_t> named(tree.size(), 0);  // the node + 1 whose names were made last
+  size_t names = 0;
+  auto name = [&](uint32_t a, uint32_t m, std::string rel) {
+    if (m == a || named[m] == a + 1) return;
+    named[m] = a + 1;
+    if (names >= kTreeNames) return;
+    auto [it, fresh] = c.child_name.try_emplace(uint64_t(tree[a].serial) << 32 | tree[m].serial);
+    if (!fresh) return;  // known: checked where it is used, as before
+    ++names;
+    ChildName& n = it->second;
+    n.parts = name_parts(py, c, rel);
+    n.rel = std::move(rel);
+    n.checked = c.capture;
+    n.parent = tree[a].mo;
+    n.child = tree[m].mo;
+  };
+  for (uint32_t a = 0; a < tree.size() && names < kTreeNames; ++a) {
+    for (const Kid& k1 : tree[a].kids) name(a, k1.at, k1.key);
+    for (const Kid& k1 : tree[a].kids)
+      for (const Kid& k2 : tree[k1.at].kids) name(a, k2.at, k1.key + "." + k2.key);
+    for (const Kid& k1 : tree[a].kids)
+      for (const Kid& k2 : tree[k1.at].kids)
+        for (const Kid& k3 : tree[k2.at].kids) name(a, k3.at, k1.key + "." + k2.key + "." + k3.key);
+  }
+  for (TreeNode& t : tree) py.DecRef(t.mo);
+}
+
 // The stack through the API: a frame object for every frame.
 void api_walk(const Python& py, PyCache& c, PyStack& s) {
   PyObj* self_name = c.module_class ? c.self_name : nullptr;
@@ -1013,15 +1105,37 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
       n->second.used = c.begun;
     }
   }
-  auto made = made_origin(c, origin_key(c, s, serials));
-  if (made) {
-    last.capture = c.capture;
-    last.epoch = c.epoch;
-    std::swap(last.chain, c.chain);
-    last.modules.clear();
-    for (PyObj* mo : s.modules) last.modules.emplace_back(mo, c.modules.find(mo)->ref);
-    last.origin = made;
+  const uint64_t hash = origin_key(c, s, serials);
+  auto made = made_origin(c, hash);
+  if (!made) {
+    // Every fact known and checked, in a combination not met before (a
+    // model's later layers after learn_tree): the origin read_python would
+    // make, made from them.
+    auto o = std::make_shared<Origin>();
+    for (size_t i = 0; i < s.users; ++i) {
+      const CodeInfo* ci = c.code.find(s.user[i].code);
+      if (!ci) return nullptr;
+      o->python.push_back({ci->file, s.user[i].line, ci->function});
+    }
+    for (size_t i = 0; i < s.modules.size(); ++i) {
+      const std::string& type = c.modules.find(s.modules[i])->type_name;
+      if (i == 0) {
+        o->modules.push_back({std::string(), type});
+      } else {
+        const ChildName& n = c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i])->second;
+        o->modules.push_back({join_name(o->modules.back().name, n.rel), type});
+      }
+    }
+    c.origins[hash] = {c.key, o, c.epoch};
+    g_reads_made.fetch_add(1, std::memory_order_relaxed);
+    made = std::move(o);
   }
+  last.capture = c.capture;
+  last.epoch = c.epoch;
+  std::swap(last.chain, c.chain);
+  last.modules.clear();
+  for (PyObj* mo : s.modules) last.modules.emplace_back(mo, c.modules.find(mo)->ref);
+  last.origin = made;
   return made;
 }
 
@@ -1080,11 +1194,14 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
     const std::vector<PyObj*>& modules = stack.modules;
     std::vector<uint32_t> serials(modules.size());
     std::vector<const std::string*> types(modules.size()), rels(modules.size());
+    const uint32_t known_serials = c.next_serial;
     for (size_t i = 0; i < modules.size(); ++i) {
       ModuleInfo& mi = module_info(py, c, modules[i]);
       mi.used = c.begun;
       serials[i] = mi.serial;
     }
+    // A module not known before: the rest of its model at once.
+    if (!long_way && !modules.empty() && c.next_serial != known_serials) learn_tree(py, c, modules[0]);
     for (size_t i = 0; i < modules.size(); ++i) {
       types[i] = &c.modules.find(modules[i])->type_name;  // stable now: no insertion below
       if (i > 0) rels[i] = &child_name(py, c, modules[i - 1], serials[i - 1], modules[i], serials[i], *types[i]);
@@ -1796,9 +1913,9 @@ int OriginRecorder::captures_active() const {
 }
 
 OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
-  return {g_reads_cached.load(std::memory_order_relaxed), g_reads_same.load(std::memory_order_relaxed),
-          g_reads_full.load(std::memory_order_relaxed), g_reads_proxied.load(std::memory_order_relaxed),
-          g_reads_late.load(std::memory_order_relaxed)};
+  return {g_reads_cached.load(std::memory_order_relaxed),  g_reads_same.load(std::memory_order_relaxed),
+          g_reads_made.load(std::memory_order_relaxed),    g_reads_full.load(std::memory_order_relaxed),
+          g_reads_proxied.load(std::memory_order_relaxed), g_reads_late.load(std::memory_order_relaxed)};
 }
 
 OriginRecorder& OriginRecorder::instance() {

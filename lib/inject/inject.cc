@@ -179,14 +179,14 @@ struct CallbackTimes {
       std::fputc('\n', stderr);
     }
     const auto reads = capture::OriginRecorder::instance().read_counts();
-    std::fprintf(
-        stderr,
-        "graphscope: pid %d:   Python stack reads: %llu from the caches (%llu the stack before), %llu in "
-        "full, %llu by the proxy, %llu given up; %s\n",
-        pid, (unsigned long long)reads.cached, (unsigned long long)reads.same, (unsigned long long)reads.full,
-        (unsigned long long)reads.proxied, (unsigned long long)reads.late,
-        capture::OriginRecorder::instance().reads_at_entry() ? "at the entry of launches"
-                                                             : "where nodes are made");
+    std::fprintf(stderr,
+                 "graphscope: pid %d:   Python stack reads: %llu from the caches (%llu the stack before, "
+                 "%llu made from known facts), %llu in full, %llu by the proxy, %llu given up; %s\n",
+                 pid, (unsigned long long)reads.cached, (unsigned long long)reads.same,
+                 (unsigned long long)reads.made, (unsigned long long)reads.full,
+                 (unsigned long long)reads.proxied, (unsigned long long)reads.late,
+                 capture::OriginRecorder::instance().reads_at_entry() ? "at the entry of launches"
+                                                                      : "where nodes are made");
     for (int p = 0; p < capture::WalkPhases::phases; ++p) {
       std::fprintf(stderr, "graphscope: pid %d:   walk: %-16s %10.3f ms", pid, capture::WalkPhases::name(p),
                    double(walk.ns[p]) / 1e6);
