@@ -371,6 +371,8 @@ def run(a, tmp):
           "%d given up" % (reads[0], reads[4], reads[5], reads[1], reads[2], reads[3]))
     at_entry = lib.gs_reads_at_entry()
     print("reads at the entry of launches: %s" % ("on" if at_entry else "off"))
+    if times and not a.check:
+        print("all reads: %.1f us a capture on average" % (sum(times) / 1000.0 / (a.forwards * max(1, a.threads))))
     if a.no_proxy:
         wrong = ("no-proxy needs --threads" if a.threads <= 1 else
                  "the proxy read" if reads[2] else
