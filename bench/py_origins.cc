@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "capture/origin.h"
 
@@ -49,6 +50,17 @@ void gs_begin_capture() {
 void gs_end_capture() {
   api("cudaStreamEndCapture", CUPTI_API_ENTER, 0);
   api("cudaStreamEndCapture", CUPTI_API_EXIT, 0);
+}
+
+// Writes every cache line of a buffer of kb KiB, as the work between two
+// launches of a real program (the framework's dispatch, the driver, CUPTI)
+// pushes the stack and the recorder's caches out of the CPU's caches
+// (bench/py_origins.py --cold). Not timed.
+void gs_evict(int kb) {
+  static std::vector<unsigned char> buf;
+  const size_t n = size_t(kb > 0 ? kb : 0) << 10;
+  if (buf.size() < n) buf.resize(n);
+  for (size_t i = 0; i < n; i += 64) buf[i] = static_cast<unsigned char>(buf[i] + 1);
 }
 
 // One launch inside the capture; returns the nanoseconds its callbacks

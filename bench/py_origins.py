@@ -9,7 +9,7 @@ forwards, decoder layers, attention, MLP) whose kernels "launch" by calling
 bench/py_origins.cc's gs_launch(), which plays the CUPTI callbacks of a
 captured launch into graphscope's OriginRecorder.
 
-  py_origins.py LIB [--layers 8] [--forwards 5] [--threads 1] [--check] [--new-model]
+  py_origins.py LIB [--layers 8] [--forwards 5] [--threads 1] [--check] [--new-model] [--cold KIB]
 
 Prints the time of a launch's callbacks, the stack read among them
 (median and spread over the forwards), and how the reads were made.
@@ -27,6 +27,10 @@ the ways that would make a cache kept across captures lie: two layers
 swapped in their ModuleList, a module replaced by a new one (which may take
 the freed one's address), a layer's class changed, the ModuleList replaced,
 that class renamed in place.
+With --cold KIB, KIB KiB are written between launches (not timed): with
+4096 the reads on this machine's 2 cores cost what they cost on the GPU
+machine under PyTorch (1.7-1.9 against 1.85 us a read, 2026-11-27), where the
+work between two launches pushes the stacks and caches out of the CPU's.
 With --new-model every forward captures a model built for it (the same
 classes, new modules), as a server capturing a second or deeper model:
 without --check, more than one read in full for each such model fails
@@ -88,6 +92,7 @@ from .modules.module import _lib
 
 _lib.gs_last_origin.restype = ctypes.c_char_p
 check = False
+cold = 0  # KiB written between launches (--cold)
 times = []  # ns per read
 pairs = []  # (cached, the long way)
 
@@ -108,6 +113,8 @@ def _launch():
         _lib.gs_uncached(0)
         pairs.extend((f, full) for f in fast)
     else:
+        if cold:
+            _lib.gs_evict(cold)
         times.append(launch())
 
 def linear(x, w):
@@ -283,6 +290,9 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--no-proxy", action="store_true",
                     help="with --threads: the proxy counts as unavailable (reads at the entry of launches)")
+    ap.add_argument("--cold", type=int, default=0, metavar="KIB",
+                    help="write KIB KiB between launches (not timed), as a real program's work between launches "
+                         "pushes the stacks and caches out of the CPU's caches")
     ap.add_argument("--new-model", action="store_true",
                     help="every forward captures a model built for it (same classes, new modules)")
     a = ap.parse_args()
@@ -311,6 +321,7 @@ def run(a, tmp):
 
     lib = tm._lib
     F.check = a.check
+    F.cold = a.cold
     times = []
     if a.threads > 1:
         # Each thread its own model and captures, its launches made with
