@@ -1044,6 +1044,20 @@ uint64_t origin_key(PyCache& c, const PyStack& s, const std::vector<uint32_t>& s
   return hash;
 }
 
+// What a read writes into an origin: its user frames (their code objects
+// are held by the cache, so their facts are there), then its modules,
+// outermost first, each named by where it sits under the one before
+// (rel(i), i > 0; the outermost ""), with its class (type(i)).
+template <typename Type, typename Rel>
+void fill_origin(Origin& o, PyCache& c, const PyStack& s, Type type, Rel rel) {
+  for (size_t i = 0; i < s.users; ++i) {
+    const CodeInfo& ci = *c.code.find(s.user[i].code);
+    o.python.push_back({ci.file, s.user[i].line, ci.function});
+  }
+  for (size_t i = 0; i < s.modules.size(); ++i)
+    o.modules.push_back({i == 0 ? std::string() : join_name(o.modules.back().name, rel(i)), type(i)});
+}
+
 // The origin made before for c.key (hashed), if its names still hold.
 std::shared_ptr<const Origin> made_origin(const PyCache& c, uint64_t hash) {
   auto it = c.origins.find(hash);
@@ -1112,20 +1126,11 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
     // model's later layers after learn_tree): the origin read_python would
     // make, made from them.
     auto o = std::make_shared<Origin>();
-    for (size_t i = 0; i < s.users; ++i) {
-      const CodeInfo* ci = c.code.find(s.user[i].code);
-      if (!ci) return nullptr;
-      o->python.push_back({ci->file, s.user[i].line, ci->function});
-    }
-    for (size_t i = 0; i < s.modules.size(); ++i) {
-      const std::string& type = c.modules.find(s.modules[i])->type_name;
-      if (i == 0) {
-        o->modules.push_back({std::string(), type});
-      } else {
-        const ChildName& n = c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i])->second;
-        o->modules.push_back({join_name(o->modules.back().name, n.rel), type});
-      }
-    }
+    fill_origin(
+        *o, c, s, [&](size_t i) -> const std::string& { return c.modules.find(s.modules[i])->type_name; },
+        [&](size_t i) -> const std::string& {
+          return c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i])->second.rel;
+        });
     c.origins[hash] = {c.key, o, c.epoch};
     g_reads_made.fetch_add(1, std::memory_order_relaxed);
     made = std::move(o);
@@ -1186,8 +1191,6 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
       api.release(py);
     }
     if (!raw) api_walk(py, c, stack);
-    const auto& user = stack.user;
-    const size_t users = stack.users;
     // Outermost first: the outermost module is "", each next one is named
     // by where it sits under the one that called it.
     std::reverse(stack.modules.begin(), stack.modules.end());
@@ -1211,13 +1214,10 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
       hash = origin_key(c, stack, serials);
       reused = made_origin(c, hash);
     }
-    // Code objects are held by the cache: their facts are there.
-    for (size_t i = 0; i < users && !reused; ++i) {
-      const CodeInfo& ci = *c.code.find(user[i].code);
-      o->python.push_back({ci.file, user[i].line, ci.function});
-    }
-    for (size_t i = 0; i < modules.size() && !reused; ++i)
-      o->modules.push_back({i == 0 ? std::string() : join_name(o->modules.back().name, *rels[i]), *types[i]});
+    if (!reused)
+      fill_origin(
+          *o, c, stack, [&](size_t i) -> const std::string& { return *types[i]; },
+          [&](size_t i) -> const std::string& { return *rels[i]; });
     stack.release(py);
     if (reuse && !reused) c.origins[hash] = {c.key, o, c.epoch};
     if (long_way) c.clear(py);
