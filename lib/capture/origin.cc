@@ -744,8 +744,14 @@ std::string join_name(const std::string& a, const std::string& b) { return a.emp
 
 // A code object's facts that every frame of a read needs, kept beside its
 // key (a frame of the framework that runs no forward costs one lookup).
-constexpr uint32_t kFramework = 1, kForward = 2;
-uint32_t code_tag(const CodeInfo& ci) { return (ci.framework ? kFramework : 0) | (ci.forward ? kForward : 0); }
+// The tag also says where a forward's self is (kSelfFirst: the first local;
+// kSelfElsewhere: read through the API), so that a forward of the
+// framework's, five or so on every stack, needs nothing but the tag.
+constexpr uint32_t kFramework = 1, kForward = 2, kSelfFirst = 4, kSelfElsewhere = 8;
+uint32_t code_tag(const CodeInfo& ci) {
+  return (ci.framework ? kFramework : 0) | (ci.forward ? kForward : 0) |
+         (ci.self_slot == 0 ? kSelfFirst : 0) | (ci.self_slot == -2 ? kSelfElsewhere : 0);
+}
 
 // The facts of a code object, learnt once (the cache holds the code).
 CodeInfo& code_info(const Python& py, PyCache& c, PyObj* code) {
@@ -982,7 +988,7 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
       tag = code_tag(*info);
     }
     if ((tag & kFramework) && !(tag & kForward)) continue;
-    if (!info->framework && out.users < 3) {
+    if (!(tag & kFramework) && out.users < 3) {
       const int offset = int(field(f, L.instr) - (static_cast<const char*>(code) + py.code_header));
       uint32_t line = 0;
       if (!info->cached_line(offset, line)) {
@@ -991,9 +997,9 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
       }
       out.user[out.users++] = {code, line};
     }
-    if (info->forward && c.module_class) {
-      if (info->self_slot == -2) return give_up();
-      if (info->self_slot == 0) {
+    if ((tag & kForward) && c.module_class) {
+      if (tag & kSelfElsewhere) return give_up();
+      if (tag & kSelfFirst) {
         PyObj* self = const_cast<char*>(first_local(py, f));
         if (chain) chain->back() = {f, code, field(f, L.instr), self, true};
         if (self && (out.modules.empty() || out.modules.back() != self)) {
