@@ -293,6 +293,8 @@ def main():
     ap.add_argument("--cold", type=int, default=0, metavar="KIB",
                     help="write KIB KiB between launches (not timed), as a real program's work between launches "
                          "pushes the stacks and caches out of the CPU's caches")
+    ap.add_argument("--framework-model", action="store_true",
+                    help="the model's file under site-packages, as transformers' is")
     ap.add_argument("--new-model", action="store_true",
                     help="every forward captures a model built for it (same classes, new modules)")
     a = ap.parse_args()
@@ -312,7 +314,9 @@ def run(a, tmp):
     write(site, "torch/nn/modules/module.py", TORCH_MODULE)
     write(site, "torch/nn/modules/linear.py", TORCH_LINEAR)
     write(site, "torch/nn/functional.py", TORCH_FUNCTIONAL)
-    write(tmp, "app/modeling_llama.py", MODELING)
+    # --framework-model: the model's file where transformers' is, under
+    # site-packages (its forwards are the framework's, as in a real program)
+    write(site if a.framework_model else tmp, ("" if a.framework_model else "app/") + "modeling_llama.py", MODELING)
     sys.path[:0] = [site, os.path.join(tmp, "app")]
     import torch.nn.modules.module as tm  # noqa: E402
     import modeling_llama  # noqa: E402
