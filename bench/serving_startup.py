@@ -15,6 +15,15 @@ each followed by a synchronize), per_graph_s, big_graph_s, and replay_us
 {bs1, bs50, big}: the median over --replays of one replay each (launch and
 synchronize). Prints one line.
 
+Beside each capture, two yardsticks of the process's own speed, which no
+graphscope callback touches: yardstick_s, a fixed run of small PyTorch ops
+on the CPU (the interpreter and PyTorch's dispatcher, the CPU work a capture
+is made of, with no CUDA call), timed just before each capture; and warm_s,
+the eager warm-up forwards before it (CUDA launches, which a CUPTI
+subscriber may slow). The GPU hosts run a process fast or up to 1.6x slower
+for its whole life (BENCHMARKS.md, 2026-11-27); capture time over the
+yardstick's, in the same process, leaves that out.
+
 With --pause, the server then idles SECONDS (as between requests), replays
 the same graphs again (replay_after_pause_us), and captures N more graphs
 (--later, default 2: batch sizes it had not captured, as a server does when
@@ -37,7 +46,18 @@ def build(layers):
     return LlamaForCausalLM(cfg).cuda().eval()
 
 
+def yardstick():
+    """A fixed run of small CPU ops (the interpreter and PyTorch's
+    dispatcher, no CUDA): the process's speed at this moment."""
+    x = torch.zeros(16)
+    t0 = time.perf_counter()
+    for i in range(300):
+        x = torch.add(x, i).mul_(0.5)
+    return time.perf_counter() - t0
+
+
 def warm(model, ids):
+    t0 = time.perf_counter()
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
@@ -45,6 +65,7 @@ def warm(model, ids):
             model(ids, use_cache=False)
     torch.cuda.current_stream().wait_stream(s)
     torch.cuda.synchronize()
+    return time.perf_counter() - t0
 
 
 def capture(model, ids, pool):
@@ -77,18 +98,21 @@ def main():
     ap.add_argument("--later", type=int, default=2)
     a = ap.parse_args()
     model, big = build(a.layers), build(a.big_layers)
-    graphs, per_graph = {}, []
+    graphs, per_graph, yard, warms = {}, [], [], []
     with torch.no_grad():
         pool = None
+        yardstick()  # its first run pays for loading what it uses
         for bs in range(a.batches, 0, -1):  # largest first, as servers do
             ids = torch.randint(0, 2000, (bs, 1), device="cuda")
-            warm(model, ids)
+            warms.append(warm(model, ids))
+            yard.append(yardstick())
             g, out, s = capture(model, ids, pool)
             pool = g.pool()
             graphs[bs] = (g, out)
             per_graph.append(s)
         ids = torch.randint(0, 2000, (1, 1), device="cuda")
-        warm(big, ids)
+        warms.append(warm(big, ids))
+        yard.append(yardstick())
         gbig, _, big_s = capture(big, ids, pool)
         for g, _ in graphs.values():
             g.replay()
@@ -110,14 +134,15 @@ def main():
                 later.append(s)
     total = sum(per_graph) + big_s
     res = {"capture_instantiate_s": total, "per_graph_s": per_graph, "big_graph_s": big_s, "replay_us": r,
-           "graphs": len(per_graph) + 1}
+           "graphs": len(per_graph) + 1, "yardstick_s": yard, "warm_s": warms}
     if a.pause > 0:
         res.update({"replay_after_pause_us": r_after, "later_graphs_s": later})
     if a.timing:
         with open(a.timing, "w") as f:
             json.dump(res, f)
-    print("serving start-up: %d graphs, capture + instantiate %.1f ms (big graph %.1f ms); replay us %s" %
-          (res["graphs"], total * 1e3, big_s * 1e3, " ".join("%s %.1f" % kv for kv in r.items())))
+    print("serving start-up: %d graphs, capture + instantiate %.1f ms (big graph %.1f ms); yardstick %.1f ms, "
+          "warm-ups %.1f ms; replay us %s" % (res["graphs"], total * 1e3, big_s * 1e3, sum(yard) * 1e3,
+                                             sum(warms) * 1e3, " ".join("%s %.1f" % kv for kv in r.items())))
     if a.pause > 0:
         print("after a %g s pause: replay us %s; %d later graphs, capture + instantiate %.1f ms" %
               (a.pause, " ".join("%s %.1f" % kv for kv in r_after.items()), len(later), sum(later) * 1e3))

@@ -30,7 +30,8 @@
 # the fast end, and each process against its anchor's of the same round;
 # and the number of graphs and nodes graphscope dumped (from the last run).
 # The fast end sums each graph's fastest capture over a configuration's
-# processes.
+# processes. Then the same ratios against each process's own speed (its
+# time over its yardstick's and its warm-ups', serving_startup.py).
 # With GS_BENCH_TOGETHER=1 a round's processes run at once, each on CPUs of
 # its own (bench/together.sh), `limit` left out; replay times then say
 # nothing (the processes share the GPU). On the H100 host of 2026-11-27
@@ -130,6 +131,28 @@ if "plain2" in present:
         r = [res[c][k]["capture_instantiate_s"] / res[anchor][k]["capture_instantiate_s"] for k in range(runs)]
         print("%-8s against %s in its round: median ratio %.3fx (%.3f-%.3f); rounds %s" %
               (c, anchor, statistics.median(r), min(r), max(r), " ".join("%.3f" % x for x in r)))
+# The same against each process's own speed: its capture + instantiate
+# time over its yardstick's (serving_startup.py: small CPU ops timed before
+# each capture, which no callback of graphscope's touches) and over its
+# eager warm-ups'. Where the host's speed is a process's for its whole life,
+# these leave it out; the A/A line (plain2) and the spreads say whether
+# they did. The yardstick's own ratio says whether graphscope touched it.
+def norm(r, k):
+    return r["capture_instantiate_s"] / sum(r[k])
+for k, what in (("yardstick_s", "yardstick"), ("warm_s", "warm-ups")):
+    if any(k not in r for v in res.values() for r in v):
+        break
+    nm = {c: statistics.median(norm(r, k) for r in v) for c, v in res.items()}
+    for c, anchor in order:
+        raw = [r["capture_instantiate_s"] for r in res[c]]
+        n = [norm(r, k) for r in res[c]]
+        own = statistics.median(sum(r[k]) for r in res[c]) / statistics.median(sum(r[k]) for r in res[anchor])
+        line = "%-8s over its %s: median %.2f, %.3fx %s; spread max/min %.2f (raw %.2f); %s itself %.3fx" % (
+            c, what, nm[c], nm[c] / nm[anchor], anchor, max(n) / min(n), max(raw) / min(raw), what, own)
+        if "plain2" in present and c != anchor:
+            rr = [norm(res[c][j], k) / norm(res[anchor][j], k) for j in range(runs)]
+            line += "; in its round %.3fx (%.3f-%.3f)" % (statistics.median(rr), min(rr), max(rr))
+        print(line)
 idx = sorted(glob.glob("%s/capture.%d/pid-*/index.json" % (out, runs)))
 for i in idx:
     x = json.load(open(i))
