@@ -16,12 +16,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
-#include <optional>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -352,40 +354,48 @@ uint32_t CodeInfo::line(const Python& py, PyObj* frame) {
   return l;
 }
 
-// Facts about Python objects by address: open addressing on a power-of-two
-// table (a frame walk looks up every frame's code object, tens per launch,
-// where std::unordered_map's division and chains cost most of the walk).
-template <typename V>
-class PtrMap {
+// Facts by key: open addressing on a power-of-two table (a frame walk
+// looks up every frame's code object, tens per launch, and a read its
+// modules' names and its origin, where std::unordered_map's division and
+// chains of nodes cost most of the walk: a cache miss each). K is a pointer
+// (facts about a Python object by address) or a 64-bit key; Store keeps the
+// values: a std::deque where a caller holds a value's address across
+// insertions.
+template <typename K, typename V, typename Store = std::vector<V>>
+class FlatMap {
  public:
-  V* find(const void* k) {
-    if (slots_.empty()) return nullptr;
-    for (size_t i = hash(k);; i = (i + 1) & (slots_.size() - 1)) {
-      if (slots_[i].key == k) return &values_[slots_[i].value];
-      if (!slots_[i].key) return nullptr;
-    }
+  V* find(K k) {
+    uint32_t tag;
+    return find(k, tag);
   }
   // The value and the tag given at insertion, in one probe: the tag sits
   // beside the key, so a hot loop that needs only the tag never touches the
   // value.
-  V* find(const void* k, uint32_t& tag) {
+  V* find(K k, uint32_t& tag) {
     if (slots_.empty()) return nullptr;
     for (size_t i = hash(k);; i = (i + 1) & (slots_.size() - 1)) {
-      if (slots_[i].key == k) {
-        tag = slots_[i].tag;
-        return &values_[slots_[i].value];
+      const Slot& s = slots_[i];
+      if (!s.value) return nullptr;
+      if (s.key == k) {
+        tag = s.tag;
+        return &values_[s.value - 1];
       }
-      if (!slots_[i].key) return nullptr;
     }
   }
-  V& insert(const void* k, V v, uint32_t tag = 0) {
+  V& insert(K k, V v, uint32_t tag = 0) {
     if (2 * (values_.size() + 1) > slots_.size()) grow();
     size_t i = hash(k);
-    while (slots_[i].key) i = (i + 1) & (slots_.size() - 1);
-    slots_[i] = {k, uint32_t(values_.size()), tag};
+    while (slots_[i].value) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = {k, uint32_t(values_.size() + 1), tag};
     values_.push_back(std::move(v));
     return values_.back();
   }
+  // k's value, made (V{}) if there was none; and whether it was made.
+  std::pair<V*, bool> try_emplace(K k) {
+    if (V* v = find(k)) return {v, false};
+    return {&insert(k, V{}), true};
+  }
+  V& operator[](K k) { return *try_emplace(k).first; }
   void clear() {
     slots_.clear();
     values_.clear();
@@ -394,31 +404,38 @@ class PtrMap {
   template <typename F>
   void each(F f) {
     for (const Slot& s : slots_)
-      if (s.key) f(s.key, values_[s.value]);
+      if (s.value) f(s.key, values_[s.value - 1]);
   }
 
  private:
   struct Slot {
-    const void* key = nullptr;
-    uint32_t value = 0;
+    K key{};
+    uint32_t value = 0;  // the value's index + 1; 0: an empty slot
     uint32_t tag = 0;
   };
-  size_t hash(const void* k) const {
-    return size_t((reinterpret_cast<uintptr_t>(k) * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
+  size_t hash(K k) const {
+    uint64_t bits;
+    if constexpr (std::is_pointer_v<K>)
+      bits = reinterpret_cast<uintptr_t>(k);
+    else
+      bits = k;
+    return size_t((bits * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
   }
   void grow() {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(old.empty() ? 256 : 2 * old.size(), Slot{});
     for (const Slot& s : old)
-      if (s.key) {
+      if (s.value) {
         size_t i = hash(s.key);
-        while (slots_[i].key) i = (i + 1) & (slots_.size() - 1);
+        while (slots_[i].value) i = (i + 1) & (slots_.size() - 1);
         slots_[i] = s;
       }
   }
   std::vector<Slot> slots_;
-  std::vector<V> values_;
+  Store values_;
 };
+template <typename V>
+using PtrMap = FlatMap<const void*, V>;
 
 // Facts about a module object, checked before they are trusted in a later
 // capture: the same object still at its address (a weak reference: a
@@ -516,8 +533,9 @@ struct PyCache {
   PtrMap<CodeInfo> code;  // keys held
   PtrMap<ModuleInfo> modules;
   PtrMap<uint8_t> module_types;  // types that are torch.nn.Module's, held
-  std::unordered_map<uint64_t, ChildName> child_name;  // parent serial << 32 | child serial
-  std::unordered_map<uint64_t, CachedOrigin> origins;  // by hash of the key
+  // By parent serial << 32 | child serial; a read holds its names' addresses.
+  FlatMap<uint64_t, ChildName, std::deque<ChildName>> child_name;
+  FlatMap<uint64_t, CachedOrigin> origins;             // by hash of the key
   std::vector<uint64_t> key;                           // reused
   PyStack stack;                                       // reused by read_python_cached (modules not held)
   std::vector<FrameMark> chain;                        // reused by read_python_cached
@@ -554,8 +572,9 @@ struct PyCache {
       if (m.type) py.DecRef(m.type);
     });
     module_types.each([&](const void* k, uint8_t&) { py.DecRef(const_cast<void*>(k)); });
-    for (auto& [k, n] : child_name)
+    child_name.each([&](uint64_t, ChildName& n) {
       for (PyObj* part : n.parts) py.DecRef(part);
+    });
     code.clear();
     modules.clear();
     module_types.clear();
@@ -729,15 +748,16 @@ void precheck(const Python& py, PyCache& c) {
     if (mi.used < since || mi.checked == c.capture || !mi.ref || !py.refers_to(mi.ref, mo)) return;
     if (mi.same_type(mo)) mi.checked = c.capture;
   });
-  for (auto& [key, n] : c.child_name) {
-    if (n.used < since || n.checked == c.capture || !n.parent) continue;
+  c.child_name.each([&](uint64_t key, ChildName& n) {
+    if (n.used < since || n.checked == c.capture || !n.parent) return;
     const ModuleInfo* parent = c.modules.find(n.parent);
     const ModuleInfo* child = c.modules.find(n.child);
     if (!parent || !child || parent->checked != c.capture || child->checked != c.capture ||
         (uint64_t(parent->serial) << 32 | child->serial) != key)
-      continue;
-    if (still_child(py, c, const_cast<PyObj*>(n.parent), const_cast<PyObj*>(n.child), n.parts)) n.checked = c.capture;
-  }
+      return;
+    if (still_child(py, c, const_cast<PyObj*>(n.parent), const_cast<PyObj*>(n.child), n.parts))
+      n.checked = c.capture;
+  });
 }
 
 std::string join_name(const std::string& a, const std::string& b) { return a.empty() ? b : a + "." + b; }
@@ -873,10 +893,10 @@ void learn_tree(const Python& py, PyCache& c, PyObj* root) {
     if (m == a || named[m] == a + 1) return;
     named[m] = a + 1;
     if (names >= kTreeNames) return;
-    auto [it, fresh] = c.child_name.try_emplace(uint64_t(tree[a].serial) << 32 | tree[m].serial);
+    auto [known, fresh] = c.child_name.try_emplace(uint64_t(tree[a].serial) << 32 | tree[m].serial);
     if (!fresh) return;  // known: checked where it is used, as before
     ++names;
-    ChildName& n = it->second;
+    ChildName& n = *known;
     n.parts = name_parts(py, c, rel);
     n.rel = std::move(rel);
     n.checked = c.capture;
@@ -1065,9 +1085,9 @@ void fill_origin(Origin& o, PyCache& c, const PyStack& s, Type type, Rel rel) {
 }
 
 // The origin made before for c.key (hashed), if its names still hold.
-std::shared_ptr<const Origin> made_origin(const PyCache& c, uint64_t hash) {
-  auto it = c.origins.find(hash);
-  if (it != c.origins.end() && it->second.key == c.key && it->second.epoch == c.epoch) return it->second.origin;
+std::shared_ptr<const Origin> made_origin(PyCache& c, uint64_t hash) {
+  const CachedOrigin* o = c.origins.find(hash);
+  if (o && o->key == c.key && o->epoch == c.epoch) return o->origin;
   return nullptr;
 }
 
@@ -1110,19 +1130,19 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
     mi->used = c.begun;
     serials[i] = mi->serial;
     if (i > 0) {
-      auto n = c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i]);
-      if (n == c.child_name.end()) return nullptr;
-      if (n->second.checked != c.capture) {
+      ChildName* n = c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i]);
+      if (!n) return nullptr;
+      if (n->checked != c.capture) {
         if (!gil) return nullptr;
         bool same;
         {
           KeptError kept(py);
-          same = still_child(py, c, s.modules[i - 1], s.modules[i], n->second.parts);
+          same = still_child(py, c, s.modules[i - 1], s.modules[i], n->parts);
         }
         if (!same) return nullptr;
-        n->second.checked = c.capture;
+        n->checked = c.capture;
       }
-      n->second.used = c.begun;
+      n->used = c.begun;
     }
   }
   const uint64_t hash = origin_key(c, s, serials);
@@ -1135,7 +1155,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
     fill_origin(
         *o, c, s, [&](size_t i) -> const std::string& { return c.modules.find(s.modules[i])->type_name; },
         [&](size_t i) -> const std::string& {
-          return c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i])->second.rel;
+          return c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i])->rel;
         });
     c.origins[hash] = {c.key, o, c.epoch};
     g_reads_made.fetch_add(1, std::memory_order_relaxed);
