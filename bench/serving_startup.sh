@@ -34,8 +34,8 @@
 # time over its yardstick's and its warm-ups', serving_startup.py). In four
 # calls of 2026-11-27 (H100 and H200) the A/A over the warm-ups read
 # 0.97-1.03x at the median, over the CPU yardstick up to 1.19x: the
-# warm-ups are the better yardstick where only one side traces (they are
-# slowed by tracing, so not between `profile` and `cupti`).
+# warm-ups are the better yardstick where only one side traces (tracing
+# changes them: profile's ran 0.91-0.96x of bare CUPTI's).
 # With GS_BENCH_TOGETHER=1 a round's processes run at once, each on CPUs of
 # its own (bench/together.sh), `limit` left out; replay times then say
 # nothing (the processes share the GPU). On the H100 host of 2026-11-27
