@@ -541,6 +541,11 @@ struct PyCache {
   std::vector<FrameMark> chain;                        // reused by read_python_cached
   LastRead last;
   std::vector<uint32_t> serials;  // reused by read_python_cached
+  // Reused by read_python_cached: each module's facts and each name under
+  // the module before, as its checks found them (no insertion follows, so
+  // they stay where they are until the read ends).
+  std::vector<const ModuleInfo*> infos;
+  std::vector<const ChildName*> names;
   PyObj* module_class = nullptr;  // torch.nn.Module, held
   PyObj* self_name = nullptr;     // "self", held
   PyObj* modules_name = nullptr;  // "_modules", interned, held
@@ -1119,6 +1124,8 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   std::reverse(s.modules.begin(), s.modules.end());
   std::vector<uint32_t>& serials = c.serials;
   serials.resize(s.modules.size());
+  c.infos.resize(s.modules.size());
+  c.names.resize(s.modules.size());
   for (size_t i = 0; i < s.modules.size(); ++i) {
     ModuleInfo* mi = c.modules.find(s.modules[i]);
     if (!mi || Python::type_of(s.modules[i]) != mi->type || !mi->ref || !referent_is(mi->ref, s.modules[i]))
@@ -1129,6 +1136,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
     }
     mi->used = c.begun;
     serials[i] = mi->serial;
+    c.infos[i] = mi;
     if (i > 0) {
       ChildName* n = c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i]);
       if (!n) return nullptr;
@@ -1143,6 +1151,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
         n->checked = c.capture;
       }
       n->used = c.begun;
+      c.names[i] = n;
     }
   }
   const uint64_t hash = origin_key(c, s, serials);
@@ -1153,10 +1162,8 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
     // make, made from them.
     auto o = std::make_shared<Origin>();
     fill_origin(
-        *o, c, s, [&](size_t i) -> const std::string& { return c.modules.find(s.modules[i])->type_name; },
-        [&](size_t i) -> const std::string& {
-          return c.child_name.find(uint64_t(serials[i - 1]) << 32 | serials[i])->rel;
-        });
+        *o, c, s, [&](size_t i) -> const std::string& { return c.infos[i]->type_name; },
+        [&](size_t i) -> const std::string& { return c.names[i]->rel; });
     c.origins[hash] = {c.key, o, c.epoch};
     g_reads_made.fetch_add(1, std::memory_order_relaxed);
     made = std::move(o);
@@ -1165,7 +1172,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   last.epoch = c.epoch;
   std::swap(last.chain, c.chain);
   last.modules.clear();
-  for (PyObj* mo : s.modules) last.modules.emplace_back(mo, c.modules.find(mo)->ref);
+  for (size_t i = 0; i < s.modules.size(); ++i) last.modules.emplace_back(s.modules[i], c.infos[i]->ref);
   last.origin = made;
   return made;
 }
