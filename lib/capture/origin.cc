@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "flat_map.h"
 #include "inspect/demangle.h"
 
 namespace graphscope::capture {
@@ -354,86 +355,6 @@ uint32_t CodeInfo::line(const Python& py, PyObj* frame) {
   return l;
 }
 
-// Facts by key: open addressing on a power-of-two table (a frame walk
-// looks up every frame's code object, tens per launch, and a read its
-// modules' names and its origin, where std::unordered_map's division and
-// chains of nodes cost most of the walk: a cache miss each). K is a pointer
-// (facts about a Python object by address) or a 64-bit key; Store keeps the
-// values: a std::deque where a caller holds a value's address across
-// insertions.
-template <typename K, typename V, typename Store = std::vector<V>>
-class FlatMap {
- public:
-  V* find(K k) {
-    uint32_t tag;
-    return find(k, tag);
-  }
-  // The value and the tag given at insertion, in one probe: the tag sits
-  // beside the key, so a hot loop that needs only the tag never touches the
-  // value.
-  V* find(K k, uint32_t& tag) {
-    if (slots_.empty()) return nullptr;
-    for (size_t i = hash(k);; i = (i + 1) & (slots_.size() - 1)) {
-      const Slot& s = slots_[i];
-      if (!s.value) return nullptr;
-      if (s.key == k) {
-        tag = s.tag;
-        return &values_[s.value - 1];
-      }
-    }
-  }
-  V& insert(K k, V v, uint32_t tag = 0) {
-    if (2 * (values_.size() + 1) > slots_.size()) grow();
-    size_t i = hash(k);
-    while (slots_[i].value) i = (i + 1) & (slots_.size() - 1);
-    slots_[i] = {k, uint32_t(values_.size() + 1), tag};
-    values_.push_back(std::move(v));
-    return values_.back();
-  }
-  // k's value, made (V{}) if there was none; and whether it was made.
-  std::pair<V*, bool> try_emplace(K k) {
-    if (V* v = find(k)) return {v, false};
-    return {&insert(k, V{}), true};
-  }
-  V& operator[](K k) { return *try_emplace(k).first; }
-  void clear() {
-    slots_.clear();
-    values_.clear();
-  }
-  size_t size() const { return values_.size(); }
-  template <typename F>
-  void each(F f) {
-    for (const Slot& s : slots_)
-      if (s.value) f(s.key, values_[s.value - 1]);
-  }
-
- private:
-  struct Slot {
-    K key{};
-    uint32_t value = 0;  // the value's index + 1; 0: an empty slot
-    uint32_t tag = 0;
-  };
-  size_t hash(K k) const {
-    uint64_t bits;
-    if constexpr (std::is_pointer_v<K>)
-      bits = reinterpret_cast<uintptr_t>(k);
-    else
-      bits = k;
-    return size_t((bits * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
-  }
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 256 : 2 * old.size(), Slot{});
-    for (const Slot& s : old)
-      if (s.value) {
-        size_t i = hash(s.key);
-        while (slots_[i].value) i = (i + 1) & (slots_.size() - 1);
-        slots_[i] = s;
-      }
-  }
-  std::vector<Slot> slots_;
-  Store values_;
-};
 template <typename V>
 using PtrMap = FlatMap<const void*, V>;
 
@@ -1380,7 +1301,7 @@ struct Entry {
 
 struct OriginRecorder::Impl {
   std::mutex m;  // everything below
-  std::unordered_map<uint64_t, Entry> nodes;
+  FlatMap<uint64_t, Entry> nodes;
   // A node's origin (native frames symbolized on the first ask). Under m.
   std::shared_ptr<const Origin> origin_locked(uint64_t node_handle);
   std::unordered_map<const void*, std::string> domains;  // nvtxDomainHandle_t -> name
@@ -1816,12 +1737,12 @@ struct OriginRecorder::Impl {
   void cloned(const CUpti_GraphData* g) {
     if (!g->node || !g->originalNode || thread_state().copying) return;
     std::unique_lock<std::mutex> lock(m);
-    auto it = nodes.find(reinterpret_cast<uintptr_t>(g->originalNode));
-    if (it == nodes.end()) {
+    const Entry* it = nodes.find(reinterpret_cast<uintptr_t>(g->originalNode));
+    if (!it) {
       lock.unlock();
       return forget(g->node);
     }
-    Entry e = it->second;
+    Entry e = *it;
     e.graph = g->graph;
     lock.unlock();
     record(g->node, std::move(e));
@@ -1865,8 +1786,8 @@ struct OriginRecorder::Impl {
     auto it = by_graph.find(g->graph);
     if (it == by_graph.end()) return;
     for (uint64_t h : it->second) {
-      auto n = nodes.find(h);
-      if (n != nodes.end() && n->second.graph == g->graph) nodes.erase(n);
+      const Entry* n = nodes.find(h);
+      if (n && n->graph == g->graph) nodes.erase(h);
     }
     if (last_graph == g->graph) {
       last_graph = nullptr;
@@ -2058,9 +1979,9 @@ void OriginRecorder::origins_of(const uint64_t* handles, size_t n, std::shared_p
 }
 
 std::shared_ptr<const Origin> OriginRecorder::Impl::origin_locked(uint64_t node_handle) {
-  auto it = nodes.find(node_handle);
-  if (it == nodes.end()) return nullptr;
-  Entry& e = it->second;
+  Entry* it = nodes.find(node_handle);
+  if (!it) return nullptr;
+  Entry& e = *it;
   if (e.pcs) {
     auto native = symbolize(*e.pcs);
     e.pcs.reset();
