@@ -226,6 +226,7 @@ class LlamaDecoderLayer(GradientCheckpointingLayer):
         x = self.input_layernorm(x)
         x = self.self_attn(x)
         x = F.add(residual, x)
+        x = F.add(x, residual)
         residual = x
         x = self.post_attention_layernorm(x)
         x = self.mlp(x)

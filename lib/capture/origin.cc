@@ -415,16 +415,19 @@ struct FrameMark {
   const char* frame;
   const void* code;
   const void* instr;
-  const void* self;  // where `forward`: its first local, after a cell (the module, or null)
-  bool forward;      // a forward whose module was read
+  const void* self;   // where `forward`: its first local, after a cell (the module, or null)
+  bool forward;       // a forward whose module was read
+  bool user = false;  // a user frame the origin names (one of the first three)
+  uint32_t line = 0;  // where `user`: the line it names
 };
 
 // The last read without the GIL that found its origin, kept to answer the
 // next one at the cost of comparing frames: a PyTorch op that launches
 // several kernels makes its nodes while no Python runs, so its stack is the
-// same (a fifth of the Llama's reads, on the H100, 2026-11-27),
-// every frame at the same place, running the same code at the same
-// instruction with the same module. Only in the round it was made (the
+// same (a fifth of the Llama's reads, on the H100, 2026-11-27), every frame
+// at the same place running the same code with the same module; and a
+// framework forward's next op (RMSNorm's six kernels) differs only in
+// instructions the origin does not name (same_stack). Only in the round it was made (the
 // checks of modules and names hold within one), while no full read has
 // run since (which may replace what the cache knows of a module), and
 // while each of its modules is still alive at its address (its weak
@@ -942,12 +945,19 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
         line = info->line_at(py, code, offset);
       }
       out.user[out.users++] = {code, line};
+      if (chain) {
+        chain->back().user = true;
+        chain->back().line = line;
+      }
     }
     if ((tag & kForward) && c.module_class) {
       if (tag & kSelfElsewhere) return give_up();
       if (tag & kSelfFirst) {
         PyObj* self = const_cast<char*>(first_local(py, f));
-        if (chain) chain->back() = {f, code, field(f, L.instr), self, true};
+        if (chain) {
+          chain->back().self = self;
+          chain->back().forward = true;
+        }
         if (self && (out.modules.empty() || out.modules.back() != self)) {
           const uint8_t* known = c.module_types.find(Python::type_of(self));
           if (!known && !gil) return give_up();
@@ -963,17 +973,29 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
   return true;
 }
 
-// Whether this thread's stack is, frame for frame, the one chain recorded
-// (raw_walk): the same frames, each running the same code at the same
-// instruction, each forward with the same first local. Reads what raw_walk
-// reads, without the GIL, and nothing of the cache's.
-bool same_stack(const Python& py, const std::vector<FrameMark>& chain) {
+// Whether this thread's stack gives the origin chain's did (raw_walk): the
+// same frames running the same code, each forward with the same first
+// local, and each user frame the origin names at the same line. An origin
+// names no other frame's place, so other instructions are not compared
+// (a framework forward's ops follow one another in one frame). A line is
+// taken only from the cache (an instruction not met before: false). Reads
+// without the GIL.
+bool same_stack(const Python& py, PyCache& c, const std::vector<FrameMark>& chain) {
   const Python::FrameLayout& L = *py.frames;
   size_t i = 0;
   for (const char* f = current_frame(py); f; f = field(f, L.previous)) {
     if (i == chain.size()) return false;
     const FrameMark& m = chain[i++];
-    if (f != m.frame || field(f, L.code) != m.code || field(f, L.instr) != m.instr) return false;
+    if (f != m.frame || field(f, L.code) != m.code) return false;
+    if (m.user) {
+      const char* instr = field(f, L.instr);
+      if (instr != m.instr) {
+        const CodeInfo* info = c.code.find(m.code);
+        const int offset = int(instr - (static_cast<const char*>(m.code) + py.code_header));
+        uint32_t line = 0;
+        if (!info || !info->cached_line(offset, line) || line != m.line) return false;
+      }
+    }
     if (m.forward) {
       if (first_local(py, f) != m.self) return false;
     }
@@ -1032,7 +1054,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   std::lock_guard<std::mutex> lock(m);
   if (c.raw_off || c.raw_checks_left > 0 || !c.looked_for_torch) return nullptr;
   LastRead& last = c.last;
-  if (last.origin && last.capture == c.capture && last.epoch == c.epoch && same_stack(py, last.chain) &&
+  if (last.origin && last.capture == c.capture && last.epoch == c.epoch && same_stack(py, c, last.chain) &&
       std::all_of(last.modules.begin(), last.modules.end(),
                   [](const auto& mr) { return referent_is(mr.second, mr.first); })) {
     g_reads_same.fetch_add(1, std::memory_order_relaxed);
