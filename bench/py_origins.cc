@@ -24,7 +24,9 @@ using graphscope::capture::OriginRecorder;
 namespace {
 
 std::atomic<uint64_t> g_next_node{0x1000};
-thread_local uint64_t t_node = 0;  // this thread's last launch
+std::atomic<uint64_t> g_next_graph{0x10};
+thread_local uint64_t t_node = 0;   // this thread's last launch
+thread_local uint64_t t_graph = 0;  // the graph this thread's capture makes
 thread_local std::string t_last;
 
 void api(const char* name, CUpti_ApiCallbackSite site, int rv) {
@@ -40,16 +42,26 @@ void api(const char* name, CUpti_ApiCallbackSite site, int rv) {
 
 extern "C" {
 
-// A stream capture begins (the recorder reads Python only while one runs).
+// A stream capture begins (the recorder reads Python only while one runs),
+// into a graph of its own.
 void gs_begin_capture() {
+  t_graph = g_next_graph.fetch_add(16) + 16;
   api("cudaStreamBeginCapture", CUPTI_API_ENTER, 0);
   api("cudaStreamBeginCapture", CUPTI_API_EXIT, 0);
 }
 
-// It ends: the recorder forgets what it learnt of Python objects.
+// It ends: the recorder forgets what it learnt of Python objects. The
+// graph is then destroyed, as PyTorch destroys the template right after
+// instantiating it, and its nodes' entries go (not timed).
 void gs_end_capture() {
   api("cudaStreamEndCapture", CUPTI_API_ENTER, 0);
   api("cudaStreamEndCapture", CUPTI_API_EXIT, 0);
+  CUpti_GraphData g{};
+  g.graph = reinterpret_cast<CUgraph>(t_graph);
+  CUpti_ResourceData rd{};
+  rd.resourceDescriptor = &g;
+  OriginRecorder::instance().on_callback(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING, &rd);
+  t_graph = 0;
 }
 
 // Writes every cache line of a buffer of kb KiB, as the work between two
@@ -70,6 +82,7 @@ int64_t gs_launch() {
   CUpti_GraphData g{};
   t_node = g_next_node.fetch_add(16) + 16;
   g.node = reinterpret_cast<CUgraphNode>(t_node);
+  g.graph = reinterpret_cast<CUgraph>(t_graph);
   CUpti_ResourceData rd{};
   rd.resourceDescriptor = &g;
   // The launch's own API callbacks come only once reads at the entry are
