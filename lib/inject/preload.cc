@@ -14,6 +14,15 @@
 // the injection library, which subscribes to CUPTI again, so the graph's
 // nodes and its instantiation are seen as if graphscope had never let go.
 //
+// It defines the calls that change an exec graph after instantiation too
+// (cudaGraphExecUpdate, the per-node setters): an update made while
+// graphscope rests takes CUPTI back first, so it is recorded as the graph's
+// next version. And while any of these calls runs, it says so to the
+// injection library (graphscope_preload_seen): a graph instantiated or
+// changed outside them (a statically linked runtime, libcuda reached
+// through pointers of its own) is one graphscope could not see while
+// resting, and then it does not let go unless asked to (--let-go-after).
+//
 // It also defines the calls that destroy a graph and launch an exec graph,
 // for walks at destroy: the injection library walks an instantiated graph
 // when the application destroys it (PyTorch does so right after
@@ -74,6 +83,15 @@ void launching(void* exec) {
   if (!deferring.load(std::memory_order_relaxed)) return;
   if (LaunchHook f = hook(launch_hook, "graphscope_graph_launch")) f(exec);
 }
+
+// The depth of this thread's calls through the forwarders below.
+thread_local int seen_depth = 0;
+struct Seen {
+  Seen() { ++seen_depth; }
+  ~Seen() { --seen_depth; }
+  Seen(const Seen&) = delete;
+  Seen& operator=(const Seen&) = delete;
+};
 
 void before(const char* call) {
   if (!resting.load(std::memory_order_relaxed)) return;
@@ -161,6 +179,7 @@ constexpr Result kDriverMissing = 999;   // CUDA_ERROR_UNKNOWN
 #define GS_FORWARD(ret, lib, missing, name, params, args)             \
   extern "C" __attribute__((visibility("default"))) ret name params { \
     static std::atomic<void*> cache{nullptr};                         \
+    Seen seen;                                                        \
     before(#name);                                                    \
     auto f = real<ret(*) params>(cache, #name, lib);                  \
     return f ? f args : missing;                                      \
@@ -197,6 +216,51 @@ GS_DRIVER(cuGraphInstantiateWithFlags, (void* e, void* g, unsigned long long fla
 GS_DRIVER(cuGraphInstantiateWithParams, (void* e, void* g, void* p), (e, g, p))
 GS_DRIVER(cuGraphInstantiateWithParams_ptsz, (void* e, void* g, void* p), (e, g, p))
 
+// The calls that change an exec graph after instantiation (those whose
+// driver callbacks lib/capture/exec_update.cc follows), each (exec graph,
+// node, ...) except the updates (exec graph, graph, result).
+// (exec, graph, result info); before CUDA 12 (exec, graph, error node out,
+// result out): the fourth forwarded as it came either way.
+GS_RUNTIME(cudaGraphExecUpdate, (void* e, void* g, void* a, void* b), (e, g, a, b))
+GS_RUNTIME(cudaGraphExecKernelNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_RUNTIME(cudaGraphExecMemcpyNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+// (exec, node, dst, src, count, kind); ...ToSymbol and ...FromSymbol (exec,
+// node, symbol or dst, src or symbol, count, offset, kind).
+GS_RUNTIME(cudaGraphExecMemcpyNodeSetParams1D, (void* e, void* n, void* d, const void* s, size_t c, int k),
+           (e, n, d, s, c, k))
+GS_RUNTIME(cudaGraphExecMemcpyNodeSetParamsToSymbol,
+           (void* e, void* n, const void* y, const void* s, size_t c, size_t o, int k), (e, n, y, s, c, o, k))
+GS_RUNTIME(cudaGraphExecMemcpyNodeSetParamsFromSymbol,
+           (void* e, void* n, void* d, const void* y, size_t c, size_t o, int k), (e, n, d, y, c, o, k))
+GS_RUNTIME(cudaGraphExecMemsetNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_RUNTIME(cudaGraphExecHostNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_RUNTIME(cudaGraphExecChildGraphNodeSetParams, (void* e, void* n, void* g), (e, n, g))
+GS_RUNTIME(cudaGraphExecEventRecordNodeSetEvent, (void* e, void* n, void* ev), (e, n, ev))
+GS_RUNTIME(cudaGraphExecEventWaitNodeSetEvent, (void* e, void* n, void* ev), (e, n, ev))
+GS_RUNTIME(cudaGraphExecExternalSemaphoresSignalNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_RUNTIME(cudaGraphExecExternalSemaphoresWaitNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_RUNTIME(cudaGraphNodeSetEnabled, (void* e, void* n, unsigned on), (e, n, on))
+GS_RUNTIME(cudaGraphExecNodeSetParams, (void* e, void* n, void* p), (e, n, p))
+// The driver's: cuda.h names cuGraphExecUpdate and
+// cuGraphExecKernelNodeSetParams their _v2; the unsuffixed symbols are the
+// older calls ((exec, graph, error node out, result out) for the update).
+GS_DRIVER(cuGraphExecUpdate, (void* e, void* g, void* node, void* result), (e, g, node, result))
+GS_DRIVER(cuGraphExecUpdate_v2, (void* e, void* g, void* info), (e, g, info))
+GS_DRIVER(cuGraphExecKernelNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_DRIVER(cuGraphExecKernelNodeSetParams_v2, (void* e, void* n, const void* p), (e, n, p))
+// (exec, node, params, context).
+GS_DRIVER(cuGraphExecMemcpyNodeSetParams, (void* e, void* n, const void* p, void* c), (e, n, p, c))
+GS_DRIVER(cuGraphExecMemsetNodeSetParams, (void* e, void* n, const void* p, void* c), (e, n, p, c))
+GS_DRIVER(cuGraphExecHostNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_DRIVER(cuGraphExecChildGraphNodeSetParams, (void* e, void* n, void* g), (e, n, g))
+GS_DRIVER(cuGraphExecEventRecordNodeSetEvent, (void* e, void* n, void* ev), (e, n, ev))
+GS_DRIVER(cuGraphExecEventWaitNodeSetEvent, (void* e, void* n, void* ev), (e, n, ev))
+GS_DRIVER(cuGraphExecExternalSemaphoresSignalNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_DRIVER(cuGraphExecExternalSemaphoresWaitNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_DRIVER(cuGraphNodeSetEnabled, (void* e, void* n, unsigned on), (e, n, on))
+GS_DRIVER(cuGraphExecBatchMemOpNodeSetParams, (void* e, void* n, const void* p), (e, n, p))
+GS_DRIVER(cuGraphExecNodeSetParams, (void* e, void* n, void* p), (e, n, p))
+
 // The calls that end a graph's wait for its walk (walks at destroy): a
 // graph's destruction, which the injection library may take over, and an
 // exec graph's launch.
@@ -230,6 +294,13 @@ extern "C" __attribute__((visibility("default"))) void graphscope_preload_defer(
 // once it has it again.
 extern "C" __attribute__((visibility("default"))) void graphscope_preload_rest(int on) {
   resting.store(on != 0, std::memory_order_relaxed);
+}
+
+// Called by the injection library inside a CUPTI callback: whether this
+// thread is inside one of the calls above (the graph instantiated or changed
+// is one this library would have seen while graphscope rested).
+extern "C" __attribute__((visibility("default"))) int graphscope_preload_seen() {
+  return seen_depth > 0 ? 1 : 0;
 }
 
 // Whether a call of the CUDA runtime or driver can reach this library: true

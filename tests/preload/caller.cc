@@ -20,6 +20,16 @@ extern "C" __attribute__((visibility("default"))) void gs_preload_calls() {
   std::printf("cudaGraphInstantiateWithParams %d\n", int(cudaGraphInstantiateWithParams(&e, g, &p)));
   std::printf("cudaStreamBeginCaptureToGraph %d\n",
               int(cudaStreamBeginCaptureToGraph(s, g, nullptr, nullptr, 0, cudaStreamCaptureModeGlobal)));
+  // Changes of an exec graph after instantiation.
+  cudaGraphExecUpdateResultInfo info = {};
+  std::printf("cudaGraphExecUpdate %d\n", int(cudaGraphExecUpdate(e, g, &info)));
+  cudaKernelNodeParams kp = {};
+  std::printf("cudaGraphExecKernelNodeSetParams %d\n",
+              int(cudaGraphExecKernelNodeSetParams(e, nullptr, &kp)));
+  std::printf(
+      "cudaGraphExecMemcpyNodeSetParams1D %d\n",
+      int(cudaGraphExecMemcpyNodeSetParams1D(e, nullptr, nullptr, nullptr, 4, cudaMemcpyDeviceToDevice)));
+  std::printf("cudaGraphNodeSetEnabled %d\n", int(cudaGraphNodeSetEnabled(e, nullptr, 1)));
   // Walks at destroy: a launch, and two graphs destroyed, the first of which
   // the stand-in injection library takes over (main.cc).
   std::printf("cudaGraphLaunch %d\n", int(cudaGraphLaunch(reinterpret_cast<cudaGraphExec_t>(0x2000), s)));

@@ -16,8 +16,11 @@ bool each = false;
 void (*rest)(int) = nullptr;
 }  // namespace
 
+int (*seen)() = nullptr;
+
 extern "C" __attribute__((visibility("default"))) void graphscope_take_back(const char* call) {
-  std::printf("take_back %s\n", call);
+  // Inside the forwarded call: the preload library says so.
+  std::printf("take_back %s%s\n", call, seen && seen() ? "" : " (not seen as inside)");
   if (!each && rest) rest(0);
 }
 
@@ -50,6 +53,8 @@ int main(int argc, char** argv) {
   if (rest && !defer && std::strcmp(argv[3], "norest") != 0) rest(1);
   if (defer)
     if (auto on = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "graphscope_preload_defer"))) on(1);
+  seen = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "graphscope_preload_seen"));
   calls();
+  if (seen && seen()) std::printf("graphscope_preload_seen says inside after the calls returned\n");
   return 0;
 }

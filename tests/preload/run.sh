@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The preload library (lib/inject/preload.cc) forwards the calls that begin a
-# graph, destroy a graph and launch one to the real CUDA runtime, unchanged,
-# calls graphscope_take_back first while graphscope rests, and, with walks
+# graph, change an exec graph, destroy a graph and launch one to the real
+# CUDA runtime, unchanged, calls graphscope_take_back first while graphscope
+# rests (graphscope_preload_seen saying it is inside such a call), and, with walks
 # at destroy on, asks graphscope_graph_launch and graphscope_graph_destroy
 # first (a destroy it takes returns success without the real call). No GPU needed: without a driver every call
 # fails, and must fail with the same code through the preload library as
@@ -16,11 +17,12 @@ for scope in local global; do
   plain=$("$main" "$caller" "$scope" rest) || bad "$scope: the program failed without the preload library"
   grep -q "^preload library absent" <<< "$plain" || bad "$scope: preload library found where it was not preloaded"
   codes=$(grep -v "^preload library" <<< "$plain")
-  [ "$(wc -l <<< "$codes")" = 9 ] || bad "$scope: expected 9 results, got: $codes"
+  [ "$(wc -l <<< "$codes")" = 13 ] || bad "$scope: expected 13 results, got: $codes"
   grep -q "^cudaGraphDestroy taken 0$" <<< "$codes" && bad "$scope: the destroy succeeded without a GPU"
   for mode in norest rest each defer; do
     out=$(LD_PRELOAD=$preload "$main" "$caller" "$scope" "$mode") || bad "$scope $mode: the program failed"
     grep -q "^preload library loaded" <<< "$out" || bad "$scope $mode: preload library not loaded"
+    grep -q "not seen as inside\|says inside after" <<< "$out" && bad "$scope $mode: graphscope_preload_seen wrong: $out"
     got=$(grep -v "^preload library\|^take_back\|_hook" <<< "$out")
     want_codes=$codes
     [ $mode = defer ] && want_codes=$(sed 's/^cudaGraphDestroy taken .*/cudaGraphDestroy taken 0/' <<< "$codes")
@@ -29,7 +31,9 @@ for scope in local global; do
     case $mode in
       norest) want="" ;;
       rest) want="take_back cudaStreamBeginCapture " ;;
-      each) want="take_back cudaStreamBeginCapture take_back cudaGraphCreate take_back cudaGraphInstantiate take_back cudaGraphInstantiateWithFlags take_back cudaGraphInstantiateWithParams take_back cudaStreamBeginCaptureToGraph " ;;
+      each) want="take_back cudaStreamBeginCapture take_back cudaGraphCreate take_back cudaGraphInstantiate take_back cudaGraphInstantiateWithFlags take_back cudaGraphInstantiateWithParams take_back cudaStreamBeginCaptureToGraph "
+        want+="take_back cudaGraphExecUpdate take_back cudaGraphExecKernelNodeSetParams "
+        want+="take_back cudaGraphExecMemcpyNodeSetParams1D take_back cudaGraphNodeSetEnabled " ;;
       defer) want="launch_hook 0x2000 destroy_hook 0x1000 destroy_hook 0x3000 " ;;
     esac
     [ "$hooks" = "$want" ] || bad "$scope $mode: take_back calls '$hooks', expected '$want'"
