@@ -93,6 +93,7 @@ int run_child(const AttachOptions& o, const std::string& library) {
   c.exec_ids = o.exec_ids;
   c.max_graphs = o.max_graphs;
   c.let_go_after_s = o.let_go_after_s;
+  if (o.stay_attached) c.rest_after_s = 0;
   c.profile = o.profile;
   c.origins = !o.no_origins;
   c.skip_replays = o.skip_replays;
@@ -221,6 +222,8 @@ int run_attached(const AttachOptions& o) {
               (x.let_go_count == 1 ? "" : "s") + " when idle, took it back " +
               std::to_string(x.taken_back_count) + " time" + (x.taken_back_count == 1 ? "" : "s");
     if (!x.let_go.empty()) text += "; " + x.let_go;
+    else if (!x.stays_attached.empty())
+      text += "; " + x.stays_attached;
     else if (!x.attached) text += "; not attached: " + (x.attach_error.empty() ? std::string("?") : x.attach_error);
     if (!x.complete) text += "; incomplete: the process ended without exit handlers";
     text += "\n";
@@ -282,9 +285,15 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
   const char* let_go =
       "capture --exec: once a process has gone this many seconds without a new graph or update "
       "(after its first), let go of CUPTI, which slows every graph launch, and take it back when the "
-      "process begins another graph through the shared CUDA runtime (libcudart.so, as PyTorch) or "
-      "libcuda's own functions; graphs made otherwise meanwhile are not recorded";
-  sub.add_option("--let-go-after", o.let_go_after_s, let_go)->check(CLI::Range(0.001, 1e7));
+      "process begins, instantiates or updates another graph through the shared CUDA runtime "
+      "(libcudart.so, as PyTorch) or libcuda's own functions; graphs made otherwise meanwhile are not "
+      "recorded. Without it, graphscope lets go after 2 s where nothing would be lost (every graph "
+      "and update so far came through those calls)";
+  auto* let_go_opt =
+      sub.add_option("--let-go-after", o.let_go_after_s, let_go)->check(CLI::Range(0.001, 1e7));
+  sub.add_flag("--stay-attached", o.stay_attached,
+               "capture --exec: never let go of CUPTI when idle (replays stay slowed by CUPTI's launch cost)")
+      ->excludes(let_go_opt);
   sub.add_flag("--no-origins", o.no_origins,
                "Do not record where each node came from (NVTX ranges, Python file:line and module, native frame)");
 }

@@ -16,7 +16,8 @@ struct AttachOptions {
   size_t min_nodes = 0;
   std::vector<uint32_t> exec_ids;  // empty: all
   size_t max_graphs = 0;           // 0: no limit
-  double let_go_after_s = 0;       // --let-go-after; 0: never
+  double let_go_after_s = 0;       // --let-go-after; 0: by default only where nothing is lost
+  bool stay_attached = false;      // --stay-attached: never let go
   bool profile = false;
   bool no_origins = false;  // --no-origins (workloads too)
   uint32_t skip_replays = 1, replays = 20;

@@ -251,6 +251,9 @@ Handler declare_profile(CLI::App& sub) {
       if (c->attach.let_go_after_s > 0)
         throw Error(ExitCode::usage, "--let-go-after",
                     "profile --exec traces replays until the application exits; use it with capture --exec");
+      if (c->attach.stay_attached)
+        throw Error(ExitCode::usage, "--stay-attached",
+                    "profile --exec stays attached until the application exits; use it with capture --exec");
       capture::require_cuda("profile --exec");
       AttachOptions& a = c->attach;
       a.command = c->args;

@@ -301,7 +301,8 @@ class Injection {
     }
     write_index();
     std::atexit([] { instance().finish(); });
-    if (config().let_go_after_s > 0 && !config().profile) std::thread([this] { watch_idle(); }).detach();
+    if ((config().let_go_after_s > 0 || config().rest_after_s > 0) && !config().profile)
+      std::thread([this] { watch_idle(); }).detach();
   }
 
   // Subscribes to CUPTI and enables graphscope's callbacks: when it
@@ -503,7 +504,9 @@ class Injection {
   void on_exec_created(const CUpti_ResourceData* rd) {
     const auto* gd = static_cast<const CUpti_GraphData*>(rd->resourceDescriptor);
     if (!gd || !gd->graph || !gd->graphExec || finished_) return;
+    const bool seen = preload_seen();
     std::lock_guard<std::mutex> lock(m_);
+    if (!seen) unseen("a graph was instantiated");
     if (stood_down_ || resting_) return;
     last_graph_ = std::chrono::steady_clock::now();
     std::optional<uint32_t> id = capture::exec_graph_id(reinterpret_cast<cudaGraphExec_t>(gd->graphExec));
@@ -834,6 +837,22 @@ class Injection {
     return f != nullptr;
   }
 
+  // Whether this thread is inside a call of the preload library's (a graph
+  // instantiated or changed there is one it would see while graphscope
+  // rests). False when the library is not loaded.
+  static bool preload_seen() {
+    using Fn = int (*)();
+    static Fn f = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "graphscope_preload_seen"));
+    return f && f() != 0;
+  }
+  // What the preload library did not see, the first time. Under m_.
+  void unseen(const std::string& what) {
+    if (!unseen_why_.empty()) return;
+    unseen_why_ = what +
+                  " through a call the preload library does not see (a statically linked CUDA runtime, "
+                  "or libcuda reached through pointers of its own)";
+  }
+
   // GRAPHSCOPE_LET_GO_AFTER seconds without a new graph or version: let go
   // of CUPTI until the application begins its next graph (take_back), where
   // the preload library can see that; else for good, as let_go(). The exec
@@ -848,18 +867,26 @@ class Injection {
     auto covers = reinterpret_cast<Covers>(dlsym(RTLD_DEFAULT, "graphscope_preload_covers"));
     const bool shared_runtime = covers && covers() != 0;
     for (auto& [exec, l] : live_) new_version(l);  // changes gathered so far are a version
-    live_.clear();
+    // Where every graph and update so far came through the preload
+    // library's calls, the exec graphs stay followed: an update through
+    // them takes CUPTI back before it is made. Else updates could come
+    // unseen, and no later version could be trusted.
+    const bool follow = unseen_why_.empty();
+    if (!follow) live_.clear();
     resting_ = true;
     ++let_go_count_;
     rest_why_ =
         why +
         ": graphscope let go of CUPTI so that replays are not slowed; it takes CUPTI back when the "
-        "process next begins a capture, creates or instantiates a graph through the shared CUDA runtime "
-        "(libcudart.so) or libcuda's own functions" +
+        "process next begins a capture, creates, instantiates or updates a graph through the shared CUDA "
+        "runtime (libcudart.so) or libcuda's own functions" +
         (shared_runtime ? std::string()
                         : std::string(" (this process has no libcudart.so loaded: graphs its statically "
                                       "linked CUDA runtime makes are not recorded)")) +
-        "; updates of graphs dumped before are not recorded";
+        (follow
+             ? std::string("; every graph and update so far came through those calls, so updates of graphs "
+                           "dumped before are recorded when they come through them too")
+             : "; updates of graphs dumped before are not recorded (" + unseen_why_ + ")");
     write_index();
     detach();
     preload_rest(true);
@@ -916,8 +943,9 @@ class Injection {
   // take_back. It only ever waits, on m_, for a deadline that each graph
   // moves.
   void watch_idle() {
+    const bool forced = config().let_go_after_s > 0;
     const auto idle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(config().let_go_after_s));
+        std::chrono::duration<double>(forced ? config().let_go_after_s : config().rest_after_s));
     std::unique_lock<std::mutex> lock(m_);
     while (!finished_ && !stood_down_) {
       if (resting_ || taking_back_ || last_graph_ == std::chrono::steady_clock::time_point{}) {
@@ -929,9 +957,28 @@ class Injection {
         continue;
       }
       if (std::chrono::steady_clock::now() >= last_graph_ + idle) {
-        char s[64];
-        std::snprintf(s, sizeof s, "GRAPHSCOPE_LET_GO_AFTER (%g s) without a new graph",
-                      config().let_go_after_s);
+        char s[96];
+        if (forced) {
+          std::snprintf(s, sizeof s, "GRAPHSCOPE_LET_GO_AFTER (%g s) without a new graph",
+                        config().let_go_after_s);
+        } else {
+          // Unasked, only where nothing would be lost.
+          std::string stay;
+          if (!preload_rest(false))
+            stay =
+                "the preload library (libgraphscope_preload.so), which would take CUPTI back, is not loaded";
+          else if (!unseen_why_.empty())
+            stay = unseen_why_;
+          if (!stay.empty()) {
+            stays_why_ =
+                "graphscope stays attached to CUPTI, which slows every graph launch, instead of letting go "
+                "when the process is idle: " +
+                stay + "; --let-go-after lets go anyway";
+            write_index();
+            return;
+          }
+          std::snprintf(s, sizeof s, "%g s without a new graph or update", config().rest_after_s);
+        }
         rest(s);
         continue;
       }
@@ -1025,7 +1072,11 @@ class Injection {
   void on_exec_change(const capture::ExecChange& c) {
     if (finished_) return;
     launching(c.exec);  // its walk first, if still to do
+    const bool seen = preload_seen();
     std::lock_guard<std::mutex> lock(m_);
+    if (!seen)
+      unseen("an exec graph was changed (" + (c.node ? c.node->call : std::string("cuGraphExecUpdate")) +
+             ")");
     if (stood_down_ || resting_) return;
     auto it = live_.find(c.exec);
     if (it == live_.end()) return;  // not dumped (skipped, or made before graphscope attached)
@@ -1205,6 +1256,7 @@ class Injection {
       x.attached = attached_ || (stood_down_ && !x.graphs.empty());
       x.let_go = stood_down_ ? stood_down_why_ : resting_ ? rest_why_ : std::string();
       x.let_go_count = let_go_count_;
+      x.stays_attached = stays_why_;
       x.taken_back_count = taken_back_count_;
       x.attach_error = attach_error_;
       x.complete = finished_;
@@ -1336,6 +1388,11 @@ class Injection {
   // Let go of CUPTI until the application begins its next graph (rest,
   // take_back); under m_.
   bool resting_ = false, taking_back_ = false;
+  // The first graph or update the preload library did not see (one it
+  // would not see while graphscope rests), said as such; "": none.
+  std::string unseen_why_;
+  // Why graphscope did not let go unasked when the process went idle.
+  std::string stays_why_;
   std::string rest_why_;
   uint64_t let_go_count_ = 0, taken_back_count_ = 0;
   std::mutex take_back_m_;  // one take_back (or stand_down) at a time; taken before m_

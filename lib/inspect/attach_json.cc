@@ -25,6 +25,7 @@ void index_members(JsonWriter& w, const AttachIndex& x) {
   if (!x.let_go.empty()) w.key("let_go").value(x.let_go);
   if (x.let_go_count) w.key("let_go_count").value(x.let_go_count);
   if (x.taken_back_count) w.key("taken_back_count").value(x.taken_back_count);
+  if (!x.stays_attached.empty()) w.key("stays_attached").value(x.stays_attached);
   if (!x.attach_error.empty()) w.key("attach_error").value(x.attach_error);
   w.key("complete").value(x.complete);
   w.key("profile").value(x.profile);
@@ -128,6 +129,7 @@ class Reader {
     x.let_go = text(o, "let_go", at);
     x.let_go_count = count(o, "let_go_count", at);
     x.taken_back_count = count(o, "taken_back_count", at);
+    x.stays_attached = text(o, "stays_attached", at);
     x.attach_error = text(o, "attach_error", at);
     x.complete = r_.boolean(r_.required(o, "complete", at), JsonPath(at, "complete"));
     x.profile = r_.boolean(r_.required(o, "profile", at), JsonPath(at, "profile"));

@@ -72,6 +72,9 @@ struct AttachIndex {
   // Times it let go when idle (--let-go-after), and took CUPTI back when the
   // application began another graph.
   uint64_t let_go_count = 0, taken_back_count = 0;
+  // Why it stayed attached when the process went idle, where letting go
+  // would have lost graphs or updates ("" it did not decide so).
+  std::string stays_attached;
   std::string attach_error;  // why it did not attach ("" it did)
   bool complete = false;     // the process ran its exit handlers
   bool profile = false;      // profiling asked for and started

@@ -28,6 +28,10 @@ std::vector<std::pair<std::string, std::string>> attach_environment(const Attach
     std::snprintf(buf, sizeof buf, "%.17g", c.let_go_after_s);
     env.emplace_back("GRAPHSCOPE_LET_GO_AFTER", buf);
   }
+  if (c.rest_after_s != AttachConfig().rest_after_s) {
+    std::snprintf(buf, sizeof buf, "%.17g", c.rest_after_s);
+    env.emplace_back("GRAPHSCOPE_REST_AFTER", buf);
+  }
   if (!c.exec_ids.empty()) {
     std::string ids;
     for (uint32_t id : c.exec_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
@@ -70,6 +74,7 @@ AttachConfig attach_config_from(const std::function<const char*(const char*)>& g
   c.min_nodes = number("GRAPHSCOPE_MIN_NODES", 0);
   c.max_graphs = number("GRAPHSCOPE_MAX_GRAPHS", 0);
   c.let_go_after_s = real("GRAPHSCOPE_LET_GO_AFTER", 0);
+  c.rest_after_s = real("GRAPHSCOPE_REST_AFTER", c.rest_after_s);
   c.profile = number("GRAPHSCOPE_PROFILE", 0) != 0;
   c.skip_replays = uint32_t(std::min<uint64_t>(number("GRAPHSCOPE_SKIP_REPLAYS", 1), UINT32_MAX));
   c.replays = uint32_t(std::min<uint64_t>(number("GRAPHSCOPE_REPLAYS", 20), UINT32_MAX));

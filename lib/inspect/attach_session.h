@@ -31,6 +31,10 @@ struct AttachConfig {
   std::vector<uint32_t> exec_ids;      // GRAPHSCOPE_EXEC_IDS (comma-separated): only these; empty: all
   uint64_t max_graphs = 0;             // GRAPHSCOPE_MAX_GRAPHS: dump at most this many; 0: no limit
   double let_go_after_s = 0;           // GRAPHSCOPE_LET_GO_AFTER: idle seconds, then let go; 0: never
+  // GRAPHSCOPE_REST_AFTER: idle seconds, then let go where nothing would be
+  // lost (every graph and update so far through the preload library's
+  // calls, which take CUPTI back); 0: never (capture --exec --stay-attached).
+  double rest_after_s = 2;
   bool profile = false;                // GRAPHSCOPE_PROFILE=1: trace and analyse replays
   uint32_t skip_replays = 1;           // GRAPHSCOPE_SKIP_REPLAYS: launches left out first
   uint32_t replays = 20;               // GRAPHSCOPE_REPLAYS: launches analysed

@@ -33,6 +33,7 @@ void check_same(const AttachIndex& a, const AttachIndex& b) {
   CHECK(a.let_go == b.let_go);
   CHECK(a.let_go_count == b.let_go_count);
   CHECK(a.taken_back_count == b.taken_back_count);
+  CHECK(a.stays_attached == b.stays_attached);
   CHECK(a.attach_error == b.attach_error);
   CHECK(a.complete == b.complete);
   CHECK(a.profile == b.profile);
@@ -125,6 +126,7 @@ TEST_CASE("the options travel through the environment and back") {
   c.exec_ids = {7, 9};
   c.max_graphs = 4;
   c.let_go_after_s = 2.5;
+  c.rest_after_s = 0;  // --stay-attached
   c.profile = true;
   c.skip_replays = 2;
   c.replays = 30;
@@ -143,6 +145,7 @@ TEST_CASE("the options travel through the environment and back") {
   CHECK(back.exec_ids == c.exec_ids);
   CHECK(back.max_graphs == 4);
   CHECK(back.let_go_after_s == 2.5);
+  CHECK(back.rest_after_s == 0);
   CHECK(back.profile);
   CHECK(back.skip_replays == 2);
   CHECK(back.replays == 30);
@@ -151,25 +154,28 @@ TEST_CASE("the options travel through the environment and back") {
   CHECK(back.quiet);
   CHECK(!back.walk_at_destroy);
   CHECK(attach_config_from(Env().getenv(), errors).walk_at_destroy);  // on unless said
+  CHECK(attach_config_from(Env().getenv(), errors).rest_after_s == 2);
+  // The default rest travels as no variable at all.
+  for (auto& [k, v] : attach_environment(AttachConfig())) CHECK(k != "GRAPHSCOPE_REST_AFTER");
 }
 
 TEST_CASE("a malformed variable is said and its default kept") {
   Env env;
-  env.vars = {{"GRAPHSCOPE_MIN_NODES", "-3"},
-              {"GRAPHSCOPE_REPLAYS", "many"},
-              {"GRAPHSCOPE_THRESHOLD_US", "nan"},
-              {"GRAPHSCOPE_LET_GO_AFTER", "-1"},
-              {"GRAPHSCOPE_EXEC_IDS", "4,,x,5"}};
+  env.vars = {{"GRAPHSCOPE_MIN_NODES", "-3"},     {"GRAPHSCOPE_REPLAYS", "many"},
+              {"GRAPHSCOPE_THRESHOLD_US", "nan"}, {"GRAPHSCOPE_LET_GO_AFTER", "-1"},
+              {"GRAPHSCOPE_REST_AFTER", "soon"},  {"GRAPHSCOPE_EXEC_IDS", "4,,x,5"}};
   std::vector<std::string> errors;
   AttachConfig c = attach_config_from(env.getenv(), errors);
   CHECK(c.min_nodes == 0);
   CHECK(c.replays == 20);
   CHECK(c.threshold_us == 5);
   CHECK(c.let_go_after_s == 0);
+  CHECK(c.rest_after_s == 2);
   CHECK(c.exec_ids == std::vector<uint32_t>{4, 5});
   CHECK(errors == std::vector<std::string>{
                       "GRAPHSCOPE_MIN_NODES=-3 is not a non-negative integer; using 0",
                       "GRAPHSCOPE_LET_GO_AFTER=-1 is not a non-negative number; using the default",
+                      "GRAPHSCOPE_REST_AFTER=soon is not a non-negative number; using the default",
                       "GRAPHSCOPE_REPLAYS=many is not a non-negative integer; using 20",
                       "GRAPHSCOPE_THRESHOLD_US=nan is not a non-negative number; using the default",
                       "GRAPHSCOPE_EXEC_IDS: '' is not an id",
@@ -329,7 +335,16 @@ TEST_CASE("a process index counts its let gos and take backs, and reads them bac
   AttachIndex back = read_attach_index(text, "i.json");
   CHECK(back.let_go_count == 2);
   CHECK(back.taken_back_count == 1);
+  CHECK(back.stays_attached.empty());
   CHECK(write_attach_index(back) == text);
+  // Staying attached, and why.
+  x.let_go.clear();
+  x.stays_attached =
+      "graphscope stays attached to CUPTI: a graph was instantiated through a call the preload "
+      "library does not see";
+  const std::string stays = write_attach_index(x);
+  CHECK(stays.find("\"stays_attached\": \"graphscope stays attached") != std::string::npos);
+  CHECK(read_attach_index(stays, "i.json").stays_attached == x.stays_attached);
   // A count that is not a count is refused in one line.
   std::string bad = text;
   bad.replace(bad.find("\"let_go_count\": 2"), 17, "\"let_go_count\": \"2\"");
