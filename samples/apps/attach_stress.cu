@@ -8,11 +8,14 @@
 //                                    capture mode), each its own shape, and
 //                                    destroy every graph right after
 //                                    instantiating it
-//   attach_stress update [REPLAYS]   one exec graph changed after
+//   attach_stress update [REPLAYS] [PAUSE]
+//                                    one exec graph changed after
 //                                    instantiation: cudaGraphExecUpdate with
 //                                    a graph of other grids, then per-node
 //                                    setters (kernel, memset), then a setter
-//                                    that changes nothing
+//                                    that changes nothing; PAUSE seconds
+//                                    (default 0) before each change, as a
+//                                    server idle between them
 //   attach_stress fork               fork() without exec after graphs ran;
 //                                    the child exits 7 without touching CUDA
 //   attach_stress reset [1]          cudaDeviceReset between two graphs (1: and
@@ -131,7 +134,10 @@ int run_threads(int graphs) {
   return wrong ? 1 : 0;
 }
 
-int run_update(int replays) {
+int run_update(int replays, int pause) {
+  auto idle = [pause] {
+    if (pause > 0) std::this_thread::sleep_for(std::chrono::seconds(pause));
+  };
   const int n = 4 * kBlock;
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -155,6 +161,7 @@ int run_update(int replays) {
   replay(e, "version 1 (grid 1)", 3, 0);
   // Version 2: the same topology with grid 4 (all 256 elements).
   cudaGraph_t g2 = capture_chain(s, p, 4, 3, cudaStreamCaptureModeGlobal);
+  idle();
   cudaGraphExecUpdateResultInfo info{};
   CK(cudaGraphExecUpdate(e, g2, &info));
   replay(e, "version 2 (cudaGraphExecUpdate, grid 4)", 3, 3);
@@ -192,6 +199,7 @@ int run_update(int replays) {
   mp.elementSize = sizeof(int);
   mp.width = n;
   mp.height = 1;
+  idle();
   CK(cudaGraphExecMemsetNodeSetParams(e, memset_node, &mp));
   int mul = 2, nn = n;
   void* args[] = {&p, &nn, &mul};
@@ -206,6 +214,7 @@ int run_update(int replays) {
   // A setter that changes nothing graphscope records (same function, grid,
   // block; only an argument differs): an update without a new version.
   mul = 3;
+  idle();
   CK(cudaGraphExecKernelNodeSetParams(e, first_kernel, &kp));
   replay(e, "same shape, argument changed (x3)", 32, 32);
   CK(cudaGraphExecDestroy(e));
@@ -338,7 +347,7 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? std::atoi(argv[2]) : 0;
   if (mode == "threads") return run_threads(arg > 0 ? arg : 5);
-  if (mode == "update") return run_update(arg > 0 ? arg : 3);
+  if (mode == "update") return run_update(arg > 0 ? arg : 3, argc > 3 ? std::atoi(argv[3]) : 0);
   if (mode == "fork") return run_fork();
   if (mode == "reset") return run_reset(arg == 1);
   if (mode == "kill") return run_kill();

@@ -23,6 +23,11 @@
 #    On the static CUDA runtime (nvcc's default) that later graph is not
 #    recorded; on the shared one (attach_stress_shared, beside ATTACH_STRESS)
 #    graphscope takes CUPTI back when it begins, and records it.
+#  - without --let-go-after: on the static runtime graphscope stays attached
+#    (its graphs could begin unseen) and says why; on the shared one it lets
+#    go by itself after 2 s idle, and takes CUPTI back at the next capture,
+#    and at each update of an exec graph, which is recorded as its next
+#    version.
 #  - the cases above again on the shared runtime, where graphscope walks
 #    each graph when the application destroys or launches it (walks at
 #    destroy), and once with that turned off.
@@ -73,6 +78,10 @@ run limit 0 -- capture --exec --max-graphs 2 --out-dir "$work/limit" -- "$app" t
 # assertions in tests).
 run idle 0 -- capture --exec --let-go-after 1 --out-dir "$work/idle" -- "$app" idle 3 && check idle "$work/idle" idle &&
   grep "^replays" "$work/idle.out"
+# Without --let-go-after, on the static runtime: graphscope cannot see its
+# graphs begin while resting, so it stays attached and says why.
+run idle_static 0 -- capture --exec --out-dir "$work/idle_static" -- "$app" idle 3 &&
+  check idle_static "$work/idle_static" idle_static && grep "^replays" "$work/idle_static.out"
 shared=$(dirname "$app")/attach_stress_shared
 if [ -x "$shared" ]; then
   # The same on the shared runtime, where graphscope walks a graph when the
@@ -111,6 +120,14 @@ if [ -x "$shared" ]; then
   unset GRAPHSCOPE_WALK_AT_DESTROY
   run idle_shared 0 -- capture --exec --let-go-after 1 --out-dir "$work/idle_shared" -- "$shared" idle 3 &&
     check idle_shared "$work/idle_shared" idle_shared && grep "^replays" "$work/idle_shared.out"
+  # The same without --let-go-after: on the shared runtime nothing is lost,
+  # so graphscope lets go by itself after 2 s (the pauses are 3 s).
+  run idle_shared_default 0 -- capture --exec --out-dir "$work/idle_shared_default" -- "$shared" idle 3 &&
+    check idle_shared "$work/idle_shared_default" idle_shared && grep "^replays" "$work/idle_shared_default.out"
+  # Updates after a pause each: graphscope let go meanwhile, and each
+  # change's call takes CUPTI back first, so every version is recorded.
+  run update_idle_shared 0 -- capture --exec --out-dir "$work/update_idle_shared" -- "$shared" update 4 3 &&
+    check update_idle_shared "$work/update_idle_shared" update_idle
 else
   fail "idle_shared: $shared not built"
 fi

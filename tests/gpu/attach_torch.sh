@@ -12,7 +12,8 @@
 #    when it leaves with sys.exit right after its last replay;
 #  - child processes each write their own directory;
 #  - the PyTorch profiler in the application still works (graphscope stays
-#    out of its way or says why);
+#    out of its way or says why), also with --stay-attached, where graphscope
+#    has not let go when idle and steps aside when the profiler subscribes;
 #  - profile --exec: a report per graph, with verdicts.
 # Exits 77 (ctest: skipped) without a GPU or without PyTorch.
 #   attach_torch.sh GRAPHSCOPE WORK_DIR
@@ -77,6 +78,18 @@ grep -q "let go of CUPTI" "$d.out" && echo "ok graphscope said it let go: $(grep
   fail "graphscope did not say it let go of CUPTI"
 ls "$d"/pid-*/graph-*.json >/dev/null 2>&1 && echo "ok the graph captured before the profiler started was dumped" ||
   fail "no graph dumped before the profiler started"
+# The same staying attached (--stay-attached): graphscope has not let go
+# when idle before the profiler starts, so it steps aside when the
+# application subscribes to CUPTI itself, and says so.
+d=$work/profiler_stay
+"$gs" capture --exec --stay-attached --out-dir "$d" -- python3 "$app" mlp --profiler > "$d.out" 2>&1 ||
+  fail "app with the PyTorch profiler, --stay-attached: exit $?"
+grep -q "on the GPU: [1-9]" "$d.out" && echo "ok --stay-attached: the application's PyTorch profiler ran" ||
+  { fail "--stay-attached: the PyTorch profiler recorded no GPU activity"; cat "$d.out"; }
+grep -q "subscribed to CUPTI itself" "$d.out" && echo "ok --stay-attached: $(grep -m1 'subscribed to CUPTI itself' "$d.out")" ||
+  fail "--stay-attached: graphscope did not say the application subscribed to CUPTI itself"
+grep -q "without a new graph or update" "$d.out" && fail "--stay-attached: graphscope let go when idle"
+ls "$d"/pid-*/graph-*.json >/dev/null 2>&1 || fail "--stay-attached: no graph dumped before the profiler started"
 
 d=$work/profile
 "$gs" profile --exec --out-dir "$d" -o "$d.report.txt" --html "$d.report.html" -- python3 "$app" two_stream --replays 30 > "$d.out" 2>&1 ||

@@ -3,8 +3,8 @@
 
     check_attach_native.py CASE OUT_DIR LOG
 
-CASE is threads, update, update_profile, fork, reset, reset_handoff, kill, limit,
-idle or idle_shared. Prints what it found; exits 1 with a line per problem."""
+CASE is threads, update, update_profile, update_idle, fork, reset, reset_handoff,
+kill, limit, idle, idle_static or idle_shared. Prints what it found; exits 1 with a line per problem."""
 import collections
 import glob
 import json
@@ -81,7 +81,7 @@ if case == "threads":
         bad("index not complete after a normal exit")
     print(f"threads: {len(graphs)} graphs, shapes {dict(shapes)}")
 
-elif case in ("update", "update_profile"):
+elif case in ("update", "update_profile", "update_idle"):
     if len(graphs) != 3:
         bad(f"{len(graphs)} index entries, expected 3 versions of one exec graph")
     else:
@@ -135,7 +135,22 @@ elif case in ("update", "update_profile"):
             print("\n".join(lines))
     if "updated (cuGraphExecUpdate): version 2" not in text:
         bad("stderr does not say the graph was updated")
-    print(f"update: {[(g.get('version', 1), g.get('updated_by'), g.get('unchanged_updates', 0)) for g in graphs]}")
+    if case == "update_idle":
+        # graphscope let go before each of the three changes (the process
+        # idle 3 s, more than the default 2 s, every call through the shared
+        # runtime) and took CUPTI back at each change's call: every version
+        # recorded as without the pauses.
+        if index.get("let_go_count") != 3 or index.get("taken_back_count") != 3:
+            bad(f"let_go_count {index.get('let_go_count')}, taken_back_count {index.get('taken_back_count')}: "
+                "expected 3, 3")
+        for call in ("cudaGraphExecUpdate", "cudaGraphExecMemsetNodeSetParams", "cudaGraphExecKernelNodeSetParams"):
+            if f"took CUPTI back ({call})" not in text:
+                bad(f"graphscope did not say it took CUPTI back at {call}")
+        if "let_go" in index or "stays_attached" in index:
+            bad(f"let_go {index.get('let_go')!r}, stays_attached {index.get('stays_attached')!r} at the end")
+    print(f"update: {[(g.get('version', 1), g.get('updated_by'), g.get('unchanged_updates', 0)) for g in graphs]}"
+          + (f", let go {index.get('let_go_count')} times, taken back {index.get('taken_back_count')} times"
+             if case == "update_idle" else ""))
 
 elif case == "fork":
     if "child: exited 7, ok" not in text:
@@ -191,6 +206,27 @@ elif case == "idle":
     if len(checks) != 7:
         bad(f"the application's seven checks did not all pass ({len(checks)} did)")
     print(f"idle: {len(graphs)} graph, let_go {index.get('let_go')!r}")
+
+elif case == "idle_static":
+    # The static CUDA runtime, no --let-go-after: its graphs are made
+    # through calls the preload library does not see, so graphscope stays
+    # attached through both pauses, records every graph and says why.
+    counts = [g["nodes"] for g in graphs]
+    if counts[:2] != [201, 5] or sorted(counts[2:]) != [3, 4, 5, 6]:
+        bad(f"graphs {[(g['file'], g['nodes']) for g in graphs]}, expected 201 and 5 nodes, then 3, 4, 5 and 6")
+    stays = index.get("stays_attached", "")
+    if not stays.startswith("graphscope stays attached") or "instantiated through a call" not in stays:
+        bad(f"stays_attached is {stays!r}")
+    if index.get("let_go_count") or "let_go" in index:
+        bad(f"let go unasked: {index.get('let_go_count')} times, {index.get('let_go')!r}")
+    if stays and stays not in text:
+        bad("the summary does not say why graphscope stayed attached")
+    if not index["complete"]:
+        bad("index not complete after a normal exit")
+    checks = [l for l in text.splitlines() if l.startswith(("replays ", "second graph", "thread ")) and l.endswith("ok")]
+    if len(checks) != 7:
+        bad(f"the application's seven checks did not all pass ({len(checks)} did)")
+    print(f"idle_static: {len(graphs)} graphs ({counts}), stays_attached {stays!r}")
 
 elif case == "idle_shared":
     # The same on the shared CUDA runtime: graphscope let go during the
