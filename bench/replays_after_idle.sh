@@ -2,14 +2,16 @@
 # Issue 17's "the application's own time per replay unchanged", for a server
 # that idles between requests: bench/serving_startup.py with --pause 3
 # --later 2 (its start-up, a 3 s pause, its replays again, then two graphs of
-# new batch sizes), three ways interleaved, RUNS times each:
+# new batch sizes), four ways interleaved, RUNS times each:
 #   plain    no graphscope                                   (the anchor)
-#   capture  graphscope capture --exec                       (attached all along)
-#   rest     graphscope capture --exec --let-go-after 1      (lets go of CUPTI in
-#            the pause and takes it back when the later graphs' captures begin)
+#   capture  graphscope capture --exec                       (lets go of CUPTI by
+#            itself 2 s into the pause, where nothing is lost, and takes it
+#            back when the later graphs' captures begin)
+#   stay     graphscope capture --exec --stay-attached       (attached all along)
+#   rest     graphscope capture --exec --let-go-after 1      (lets go after 1 s)
 # Prints each process's replay times after the pause; per configuration the
 # median of each graph's replay time and its ratio to plain; and the graphs
-# each graphscope process dumped (rest must have all of them, the later two
+# each graphscope process dumped (each must have all of them, the later two
 # too).
 #   bench/replays_after_idle.sh GRAPHSCOPE [RUNS] [-- program args]
 set -euo pipefail
@@ -21,25 +23,32 @@ out=$(mktemp -d)
 source "$(dirname "$0")/pin.sh"
 echo "processes pinned to CPUs: ${cpus:-no}"
 args=(--pause 3 --later 2 "$@")
+attached() {  # NAME K graphscope-options...
+  local c=$1 k=$2; shift 2
+  "${pin[@]}" "$gs" capture --exec "$@" --out-dir "$out/$c.$k" -- python3 "$app" "${args[@]}" \
+    --timing "$out/$c.$k.json" 2> "$out/$c.$k.err" | sed "s/^/$c $k: /" || { cat "$out/$c.$k.err"; exit 1; }
+}
 for ((k = 1; k <= runs; ++k)); do
-  "${pin[@]}" python3 "$app" "${args[@]}" --timing "$out/plain.$k.json" | sed "s/^/plain   $k: /"
-  "${pin[@]}" "$gs" capture --exec --out-dir "$out/capture.$k" -- python3 "$app" "${args[@]}" \
-    --timing "$out/capture.$k.json" 2> "$out/capture.$k.err" | sed "s/^/capture $k: /" ||
-    { cat "$out/capture.$k.err"; exit 1; }
-  "${pin[@]}" "$gs" capture --exec --let-go-after 1 --out-dir "$out/rest.$k" -- python3 "$app" "${args[@]}" \
-    --timing "$out/rest.$k.json" 2> "$out/rest.$k.err" | sed "s/^/rest    $k: /" || { cat "$out/rest.$k.err"; exit 1; }
+  "${pin[@]}" python3 "$app" "${args[@]}" --timing "$out/plain.$k.json" | sed "s/^/plain $k: /"
+  attached capture "$k"
+  attached stay "$k" --stay-attached
+  attached rest "$k" --let-go-after 1
 done
 python3 - "$out" "$runs" <<'PY'
 import glob, json, os, statistics, sys
 out, runs = sys.argv[1], int(sys.argv[2])
-t = {c: [json.load(open(f"{out}/{c}.{k}.json")) for k in range(1, runs + 1)] for c in ("plain", "capture", "rest")}
+configs = ("plain", "capture", "stay", "rest")
+t = {c: [json.load(open(f"{out}/{c}.{k}.json")) for k in range(1, runs + 1)] for c in configs}
 keys = list(t["plain"][0]["replay_after_pause_us"])
 med = {c: {g: statistics.median(r["replay_after_pause_us"][g] for r in v) for g in keys} for c, v in t.items()}
-for c in ("plain", "capture", "rest"):
+for c in configs:
+    print(f"replays after the pause, {c}, each process: " +
+          "; ".join(" ".join(f"{g} {r['replay_after_pause_us'][g]:.1f}" for g in keys) for r in t[c]))
+for c in configs:
     ratios = ", ".join(f"{g} {med[c][g]:.1f} us ({med[c][g] / med['plain'][g]:.3f}x)" for g in keys)
     print(f"replays after the pause, {c}: {ratios}")
 want = t["plain"][0]["graphs"] + len(t["plain"][0]["later_graphs_s"])
-for c in ("capture", "rest"):
+for c in configs[1:]:
     for k in range(1, runs + 1):
         for f in glob.glob(f"{out}/{c}.{k}/pid-*/index.json"):
             x = json.load(open(f))
