@@ -62,6 +62,20 @@ def kernels(doc):
     return [n for n in doc["nodes"] if n["node_type"] == "kernel"]
 
 
+def idle_app_ran(counts=None):
+    """attach_stress idle's seven checks passed and it exited normally; with
+    counts (its graphs' node counts), every graph was recorded whole: 201
+    nodes, then a memset and 4 kernels, then thread t's memset and t+2
+    kernels."""
+    if counts is not None and (counts[:2] != [201, 5] or sorted(counts[2:]) != [3, 4, 5, 6]):
+        bad(f"graphs {[(g['file'], g['nodes']) for g in graphs]}, expected 201 and 5 nodes, then 3, 4, 5 and 6")
+    if not index["complete"]:
+        bad("index not complete after a normal exit")
+    checks = [l for l in text.splitlines() if l.startswith(("replays ", "second graph", "thread ")) and l.endswith("ok")]
+    if len(checks) != 7:
+        bad(f"the application's seven checks did not all pass ({len(checks)} did)")
+
+
 if case == "threads":
     if len(graphs) != 20:
         bad(f"{len(graphs)} graphs dumped, expected 20 (4 threads x 5)")
@@ -200,11 +214,7 @@ elif case == "idle":
         bad(f"graphs {[(g['file'], g['nodes']) for g in graphs]}, expected one of 201 nodes")
     if not index.get("let_go", "").startswith("GRAPHSCOPE_LET_GO_AFTER (1 s) without a new graph"):
         bad(f"let_go is {index.get('let_go')!r}")
-    if not index["complete"]:
-        bad("index not complete after a normal exit")
-    checks = [l for l in text.splitlines() if l.startswith(("replays ", "second graph", "thread ")) and l.endswith("ok")]
-    if len(checks) != 7:
-        bad(f"the application's seven checks did not all pass ({len(checks)} did)")
+    idle_app_ran()
     print(f"idle: {len(graphs)} graph, let_go {index.get('let_go')!r}")
 
 elif case == "idle_static":
@@ -212,8 +222,7 @@ elif case == "idle_static":
     # through calls the preload library does not see, so graphscope stays
     # attached through both pauses, records every graph and says why.
     counts = [g["nodes"] for g in graphs]
-    if counts[:2] != [201, 5] or sorted(counts[2:]) != [3, 4, 5, 6]:
-        bad(f"graphs {[(g['file'], g['nodes']) for g in graphs]}, expected 201 and 5 nodes, then 3, 4, 5 and 6")
+    idle_app_ran(counts)
     stays = index.get("stays_attached", "")
     if not stays.startswith("graphscope stays attached") or "instantiated through a call" not in stays:
         bad(f"stays_attached is {stays!r}")
@@ -221,22 +230,15 @@ elif case == "idle_static":
         bad(f"let go unasked: {index.get('let_go_count')} times, {index.get('let_go')!r}")
     if stays and stays not in text:
         bad("the summary does not say why graphscope stayed attached")
-    if not index["complete"]:
-        bad("index not complete after a normal exit")
-    checks = [l for l in text.splitlines() if l.startswith(("replays ", "second graph", "thread ")) and l.endswith("ok")]
-    if len(checks) != 7:
-        bad(f"the application's seven checks did not all pass ({len(checks)} did)")
     print(f"idle_static: {len(graphs)} graphs ({counts}), stays_attached {stays!r}")
 
 elif case == "idle_shared":
     # The same on the shared CUDA runtime: graphscope let go during the
     # pause and took CUPTI back when the second graph's capture began, let go
     # again in the second pause and took CUPTI back when four threads began
-    # their captures at once. Every graph is dumped whole: 201 nodes, then a
-    # memset and 4 kernels, then thread t's memset and t+2 kernels.
+    # their captures at once. Every graph is dumped whole.
     counts = [g["nodes"] for g in graphs]
-    if counts[:2] != [201, 5] or sorted(counts[2:]) != [3, 4, 5, 6]:
-        bad(f"graphs {[(g['file'], g['nodes']) for g in graphs]}, expected 201 and 5 nodes, then 3, 4, 5 and 6")
+    idle_app_ran(counts)
     for g in graphs[2:]:
         kernels = [n for n in g["doc"]["nodes"] if n.get("node_type") == "kernel"] if "doc" in g else []
         if "doc" in g and len(kernels) != g["nodes"] - 1:
@@ -247,11 +249,6 @@ elif case == "idle_shared":
         bad(f"let_go still says {index['let_go']!r} after CUPTI was taken back")
     if "took CUPTI back (cudaStreamBeginCapture)" not in text:
         bad("graphscope did not say it took CUPTI back at cudaStreamBeginCapture")
-    if not index["complete"]:
-        bad("index not complete after a normal exit")
-    checks = [l for l in text.splitlines() if l.startswith(("replays ", "second graph", "thread ")) and l.endswith("ok")]
-    if len(checks) != 7:
-        bad(f"the application's seven checks did not all pass ({len(checks)} did)")
     print(f"idle_shared: {len(graphs)} graphs ({counts}), let go {index.get('let_go_count')} times, taken back "
           f"{index.get('taken_back_count')} times")
 
