@@ -508,6 +508,10 @@ class Injection {
     std::lock_guard<std::mutex> lock(m_);
     if (!seen) unseen("a graph was instantiated");
     if (stood_down_ || resting_) return;
+    // An exec graph followed at this handle before was destroyed while
+    // graphscope rested (unseen): its changes must not count for this one,
+    // whether this one is dumped or skipped.
+    live_.erase(gd->graphExec);
     last_graph_ = std::chrono::steady_clock::now();
     std::optional<uint32_t> id = capture::exec_graph_id(reinterpret_cast<cudaGraphExec_t>(gd->graphExec));
     if (session_->skip_before_walk(id)) return;
