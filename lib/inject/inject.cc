@@ -867,9 +867,7 @@ class Injection {
       let_go(why + " (the preload library that would take it back is not loaded)");
       return;
     }
-    using Covers = int (*)();
-    auto covers = reinterpret_cast<Covers>(dlsym(RTLD_DEFAULT, "graphscope_preload_covers"));
-    const bool shared_runtime = covers && covers() != 0;
+    const bool shared_runtime = runtime_covered();
     for (auto& [exec, l] : live_) new_version(l);  // changes gathered so far are a version
     // Where every graph and update so far came through the preload
     // library's calls, the exec graphs stay followed: an update through
