@@ -102,7 +102,8 @@ int gs_reads_at_entry() { return OriginRecorder::instance().reads_at_entry() ? 1
 
 // The reads so far (OriginRecorder::read_counts): 0 from the caches, 1 in
 // full by the launching thread, 2 by the proxy, 3 given up, 4 of the cached
-// the stack of the read before, 5 of the cached made from known facts.
+// the stack of the read before, 5 of the cached made from known facts, 6 of
+// the cached the stack of the capture before's read at the same place.
 uint64_t gs_reads(int which) {
   const auto r = OriginRecorder::instance().read_counts();
   return which == 0   ? r.cached
@@ -110,7 +111,8 @@ uint64_t gs_reads(int which) {
          : which == 2 ? r.proxied
          : which == 3 ? r.late
          : which == 4 ? r.same
-                      : r.made;
+         : which == 5 ? r.made
+                      : r.prior;
 }
 
 // The proxy counts as unavailable: launches without the GIL turn on reads

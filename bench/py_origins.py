@@ -17,7 +17,9 @@ Launches through ctypes.PyDLL keep the GIL, so the recorder reads in full
 where the node is made; with --threads they let it go (as PyTorch's ops
 do), and what the caches cannot answer the recorder's proxy thread reads.
 With --check, every launch is made twice from the same place (the second
-read finds the stack of the one before, as an op's second kernel does) and
+read finds the stack of the one before, as an op's second kernel does; with
+more than 6 forwards, the captures after the edits below find their reads'
+stacks in the capture before, at the same place) and
 each read as the recorder reads (with its caches) is compared with a read
 the long way (nothing learnt before is used): any difference in modules or
 frames fails (exit 1), as does no read finding the stack before. The test
@@ -382,9 +384,10 @@ def run(a, tmp):
             slow_later += lib.gs_reads(1) + lib.gs_reads(2) - slow
         lib.gs_end_capture()
     lib.gs_reads_at_entry.restype = ctypes.c_int
-    reads = [lib.gs_reads(k) for k in range(6)]
-    print("reads: %d from the caches (%d the stack before, %d made from known facts), %d in full, %d by the proxy, "
-          "%d given up" % (reads[0], reads[4], reads[5], reads[1], reads[2], reads[3]))
+    reads = [lib.gs_reads(k) for k in range(7)]
+    print("reads: %d from the caches (%d the capture before's, %d the stack before, %d made from known facts), "
+          "%d in full, %d by the proxy, %d given up" % (reads[0], reads[6], reads[4], reads[5], reads[1], reads[2],
+                                                        reads[3]))
     at_entry = lib.gs_reads_at_entry()
     print("reads at the entry of launches: %s" % ("on" if at_entry else "off"))
     if times and not a.check:
@@ -411,6 +414,11 @@ def run(a, tmp):
         return 1
     if a.check and not reads[4]:
         print("wrong: no read found the stack of the read before")
+        return 1
+    # The captures after the edits are the same as the one before, read for
+    # read: the thread's capture before answers them.
+    if a.check and not a.new_model and a.forwards > 6 and not reads[6]:
+        print("wrong: no read found the stack of the capture before's at its place")
         return 1
     if a.check:
         failures = [p for p in F.pairs if p[0] != p[1] or not p[1]]

@@ -310,7 +310,7 @@ thread_local bool g_uncached = false;  // OriginRecorder::uncached_for_tests: th
 // The thread state whose stack this thread reads (the proxy's, for a
 // thread that cannot take the GIL itself: Impl::proxy_loop); null: its own.
 thread_local void* g_target = nullptr;
-std::atomic<uint64_t> g_reads_cached{0}, g_reads_same{0}, g_reads_made{0}, g_reads_full{0},
+std::atomic<uint64_t> g_reads_cached{0}, g_reads_same{0}, g_reads_prior{0}, g_reads_made{0}, g_reads_full{0},
     g_reads_proxied{0}, g_reads_late{0};  // OriginRecorder::read_counts
 
 struct CodeInfo {
@@ -410,7 +410,7 @@ struct PyStack {
 };
 
 // One frame of a stack as a read without the GIL saw it: enough to tell
-// that a later stack is the same, frame for frame (LastRead).
+// that a later stack is the same, frame for frame (Known).
 struct FrameMark {
   const char* frame;
   const void* code;
@@ -421,22 +421,56 @@ struct FrameMark {
   uint32_t line = 0;  // where `user`: the line it names
 };
 
-// The last read without the GIL that found its origin, kept to answer the
-// next one at the cost of comparing frames: a PyTorch op that launches
-// several kernels makes its nodes while no Python runs, so its stack is the
-// same (a fifth of the Llama's reads, on the H100, 2026-11-27), every frame
-// at the same place running the same code with the same module; and a
-// framework forward's next op (RMSNorm's six kernels) differs only in
-// instructions the origin does not name (same_stack). Only in the round it was made (the
-// checks of modules and names hold within one), while no full read has
-// run since (which may replace what the cache knows of a module), and
-// while each of its modules is still alive at its address (its weak
-// reference's referent).
-struct LastRead {
-  uint32_t capture = 0, epoch = 0;
-  std::vector<FrameMark> chain;                    // every frame walked, innermost first
-  std::vector<std::pair<PyObj*, PyObj*>> modules;  // (module, its ModuleInfo's weak reference)
-  std::shared_ptr<const Origin> origin;            // null: none
+// A stack a read without the GIL found its origin for, kept to answer later
+// reads at the cost of comparing frames (same_stack): every frame at the
+// same place running the same code, each forward with the same module,
+// each user frame the origin names at the same line. Two keep one: the
+// read before (PyCache::last; a PyTorch op that launches several kernels
+// makes its nodes while no Python runs, and a framework forward's next op
+// differs only in instructions the origin does not name), and this
+// thread's capture before, read for read (Script: a server captures the
+// same model once per batch size). It answers while no name changed
+// (epoch), once its modules and their names passed this round's checks
+// (ModuleInfo::checked, ChildName::checked; looked at once a round, see
+// PyCache::trust), and while each of its modules is still alive at its
+// address (its weak reference's referent).
+struct Known {
+  // The modules a stack runs the forwards of, shared by every Known of
+  // the same ones (the kernels of one attention, say): their checks are
+  // looked at once a round for all of them.
+  struct Modules {
+    std::vector<std::pair<PyObj*, PyObj*>>
+        modules;                    // (module, its ModuleInfo's weak reference), outermost first
+    std::vector<uint32_t> serials;  // their serials
+    // Their facts and each one's name under the one before (null for the
+    // first), as PyCache keeps them (valid in the epoch of the Knowns).
+    std::vector<ModuleInfo*> infos;
+    std::vector<ChildName*> names;
+    uint32_t trusted = 0;  // the PyCache::trust they and their names were last found checked at
+  };
+  std::vector<FrameMark> chain;  // every frame walked, innermost first
+  std::shared_ptr<Modules> modules;
+  std::shared_ptr<const Origin> origin;
+  uint32_t epoch = 0;
+};
+
+// A thread's reads in its capture before and in this one, in order (a
+// read that found no Known keeps its place with null), and where this
+// capture has come to in the one before: each read tries the next few of
+// the one before (a batch size may add or drop a kernel) before anything
+// else. Only the thread's own captures, between its begin and end.
+struct Script {
+  static constexpr size_t kAhead = 4, kMax = size_t(1) << 16;
+  std::vector<std::shared_ptr<Known>> before, now;
+  size_t at = 0;
+  bool on = false;
+  void begin() {
+    before.swap(now);
+    now.clear();
+    at = 0;
+    on = true;
+  }
+  void end() { on = false; }
 };
 
 struct CachedOrigin {
@@ -455,7 +489,7 @@ struct CachedOrigin {
 // current round.
 struct PyCache {
   PtrMap<CodeInfo> code;  // keys held
-  PtrMap<ModuleInfo> modules;
+  FlatMap<const void*, ModuleInfo, std::deque<ModuleInfo>> modules;  // a Known holds their addresses
   PtrMap<uint8_t> module_types;  // types that are torch.nn.Module's, held
   // By parent serial << 32 | child serial; a read holds its names' addresses.
   FlatMap<uint64_t, ChildName, std::deque<ChildName>> child_name;
@@ -463,13 +497,18 @@ struct PyCache {
   std::vector<uint64_t> key;                           // reused
   PyStack stack;                                       // reused by read_python_cached (modules not held)
   std::vector<FrameMark> chain;                        // reused by read_python_cached
-  LastRead last;
+  std::shared_ptr<Known> last;                         // the read before
+  FlatMap<uint64_t, std::shared_ptr<Known::Modules>> module_lists;  // by hash of their serials
+  // Counted at every round and every read in full (which may learn a
+  // module's facts anew): a Known whose `trusted` is this one needs no
+  // module and name checks.
+  uint32_t trust = 1;
   std::vector<uint32_t> serials;  // reused by read_python_cached
   // Reused by read_python_cached: each module's facts and each name under
   // the module before, as its checks found them (no insertion follows, so
   // they stay where they are until the read ends).
-  std::vector<const ModuleInfo*> infos;
-  std::vector<const ChildName*> names;
+  std::vector<ModuleInfo*> infos;
+  std::vector<ChildName*> names;
   PyObj* module_class = nullptr;  // torch.nn.Module, held
   PyObj* self_name = nullptr;     // "self", held
   PyObj* modules_name = nullptr;  // "_modules", interned, held
@@ -483,18 +522,20 @@ struct PyCache {
 
   bool full() const {
     const size_t cap = size_t(1) << 16;
-    return code.size() > cap || modules.size() > cap || module_types.size() > cap || child_name.size() > cap ||
-           origins.size() > cap;
+    return code.size() > cap || modules.size() > cap || module_types.size() > cap ||
+           child_name.size() > cap || origins.size() > cap || module_lists.size() > cap;
   }
   // A capture begins, or a graph was instantiated: everything is checked
   // again before it is used; torch is looked for again if it was not
   // imported yet.
   void next_graph() {
     ++capture;
+    ++trust;
     if (!module_class) looked_for_torch = false;
   }
   void clear(const Python& py) {
-    last.origin.reset();
+    last.reset();
+    ++epoch;  // code objects let go: another may take one's address
     code.each([&](const void* k, CodeInfo&) { py.DecRef(const_cast<void*>(k)); });
     modules.each([&](const void*, ModuleInfo& m) {
       if (m.ref) py.DecRef(m.ref);
@@ -509,6 +550,7 @@ struct PyCache {
     module_types.clear();
     child_name.clear();
     origins.clear();
+    module_lists.clear();
     if (module_class) py.DecRef(module_class);
     if (self_name) py.DecRef(self_name);
     if (modules_name) py.DecRef(modules_name);
@@ -669,7 +711,7 @@ const std::string& child_name(const Python& py, PyCache& c, PyObj* parent, uint3
 // that the reads made inside the driver, which cannot take the GIL, find
 // them checked.
 void precheck(const Python& py, PyCache& c) {
-  c.last.origin.reset();
+  c.last.reset();
   const uint32_t since = c.begun++;
   if (!py.frames) return;  // no read is made without the GIL then
   c.modules.each([&](const void* k, ModuleInfo& mi) {
@@ -1039,36 +1081,78 @@ std::shared_ptr<const Origin> made_origin(PyCache& c, uint64_t hash) {
   return nullptr;
 }
 
-// A read without the GIL's taking, for the common case of a server
-// capturing the same model again: the frames read straight (raw_walk),
-// every module still the same object (its weak reference's referent read
-// directly) and of the same type, the origin already made. A module or a
-// name not yet checked in this capture is checked here where this thread
-// holds the GIL (`gil`: a launch from Python, the GIL kept), the module
-// from its type's name read straight, the name through the _modules dicts;
-// without the GIL they must have been checked in this capture already.
-// Null whenever anything is missing: the caller then takes the GIL, where
-// it may, and reads in full (read_python).
-std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, std::mutex& m, bool gil) {
-  if (!py.frames || g_uncached) return nullptr;
-  std::lock_guard<std::mutex> lock(m);
+// Whether Known k answers a read now (see Known): its modules and names
+// are looked at once a round (their checks, made by precheck or the read
+// that used them first), their referents at every read.
+bool answers(const Python& py, PyCache& c, const Known& k) {
+  if (k.epoch != c.epoch || !same_stack(py, c, k.chain)) return false;
+  Known::Modules& ms = *k.modules;
+  if (ms.trusted != c.trust) {
+    for (size_t i = 0; i < ms.modules.size(); ++i) {
+      ModuleInfo& mi = *ms.infos[i];
+      if (mi.serial != ms.serials[i] || mi.ref != ms.modules[i].second || mi.checked != c.capture)
+        return false;
+      mi.used = c.begun;
+      if (ChildName* n = ms.names[i]) {
+        if (n->checked != c.capture) return false;
+        n->used = c.begun;
+      }
+    }
+    ms.trusted = c.trust;
+  }
+  return std::all_of(ms.modules.begin(), ms.modules.end(),
+                     [](const auto& mr) { return referent_is(mr.second, mr.first); });
+}
+
+// The shared Known::Modules of a read's modules (c.stack's, c.serials,
+// c.infos), made where none is.
+std::shared_ptr<Known::Modules> module_list(PyCache& c, const PyStack& s,
+                                            const std::vector<uint32_t>& serials) {
+  uint64_t hash = serials.size();
+  for (uint32_t serial : serials) hash = (hash ^ serial) * 0x9E3779B97F4A7C15ull;
+  std::shared_ptr<Known::Modules>& kept = c.module_lists[hash];
+  if (kept && kept->serials == serials) return kept;
+  auto ms = std::make_shared<Known::Modules>();
+  for (size_t i = 0; i < s.modules.size(); ++i) ms->modules.emplace_back(s.modules[i], c.infos[i]->ref);
+  ms->serials = serials;
+  ms->infos = c.infos;
+  ms->names = c.names;
+  ms->trusted = c.trust;
+  kept = ms;  // a list of another hash leaves (the Knowns that use it keep it)
+  return ms;
+}
+
+// The Known that answers this read (null: none), for read_python_cached.
+std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Script* sc) {
   if (c.raw_off || c.raw_checks_left > 0 || !c.looked_for_torch) return nullptr;
-  LastRead& last = c.last;
-  if (last.origin && last.capture == c.capture && last.epoch == c.epoch && same_stack(py, c, last.chain) &&
-      std::all_of(last.modules.begin(), last.modules.end(),
-                  [](const auto& mr) { return referent_is(mr.second, mr.first); })) {
+  // This thread's capture before, at the same place, a little ahead (this
+  // capture lacks a read) or one back (it has one more). Each read takes
+  // one place, found or not.
+  if (sc && sc->on && !sc->before.empty()) {
+    const size_t at = sc->at++;
+    for (size_t d = 0; d <= Script::kAhead; ++d) {
+      const size_t i = d < Script::kAhead ? at + d : at - 1;
+      if (i >= sc->before.size()) continue;
+      if (Known* k = sc->before[i].get(); k && answers(py, c, *k)) {
+        sc->at = i + 1;
+        g_reads_prior.fetch_add(1, std::memory_order_relaxed);
+        return sc->before[i];
+      }
+    }
+  }
+  if (c.last && answers(py, c, *c.last)) {
     g_reads_same.fetch_add(1, std::memory_order_relaxed);
-    return last.origin;
+    return c.last;
   }
   // The cache's own stack and serials, reused (under m): a read allocates
-  // nothing.
+  // nothing but the Known it makes.
   PyStack& s = c.stack;
   if (!raw_walk(py, c, s, false, &c.chain)) return nullptr;
   std::reverse(s.modules.begin(), s.modules.end());
   std::vector<uint32_t>& serials = c.serials;
   serials.resize(s.modules.size());
   c.infos.resize(s.modules.size());
-  c.names.resize(s.modules.size());
+  c.names.assign(s.modules.size(), nullptr);
   for (size_t i = 0; i < s.modules.size(); ++i) {
     ModuleInfo* mi = c.modules.find(s.modules[i]);
     if (!mi || Python::type_of(s.modules[i]) != mi->type || !mi->ref || !referent_is(mi->ref, s.modules[i]))
@@ -1111,13 +1195,35 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
     g_reads_made.fetch_add(1, std::memory_order_relaxed);
     made = std::move(o);
   }
-  last.capture = c.capture;
-  last.epoch = c.epoch;
-  std::swap(last.chain, c.chain);
-  last.modules.clear();
-  for (size_t i = 0; i < s.modules.size(); ++i) last.modules.emplace_back(s.modules[i], c.infos[i]->ref);
-  last.origin = made;
-  return made;
+  auto k = std::make_shared<Known>();
+  k->chain = c.chain;
+  k->modules = module_list(c, s, serials);
+  k->origin = std::move(made);
+  k->epoch = c.epoch;
+  return k;
+}
+
+// A read without the GIL's taking, for the common case of a server
+// capturing the same model again: the frames read straight (raw_walk),
+// every module still the same object (its weak reference's referent read
+// directly) and of the same type, the origin already made; or, cheaper,
+// a stack met before (Known) found again. A module or a name not yet
+// checked in this capture is checked here where this thread holds the GIL
+// (`gil`: a launch from Python, the GIL kept), the module from its type's
+// name read straight, the name through the _modules dicts; without the GIL
+// they must have been checked in this capture already. Null whenever
+// anything is missing: the caller then takes the GIL, where it may, and
+// reads in full (read_python). sc: the reading thread's Script, which
+// keeps the read's place.
+std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, std::mutex& m, bool gil,
+                                                 Script* sc) {
+  if (!py.frames || g_uncached) return nullptr;
+  std::lock_guard<std::mutex> lock(m);
+  std::shared_ptr<Known> k = cached_known(py, c, gil, sc);
+  if (sc && sc->on && sc->now.size() < Script::kMax) sc->now.push_back(k);
+  if (!k) return nullptr;
+  c.last = k;
+  return k->origin;
 }
 
 // Reads this thread's Python stack into *o, or, when `reuse` (o holds
@@ -1136,7 +1242,10 @@ std::shared_ptr<const Origin> read_python(const Python& py, PyCache& cache, std:
     // The long way, for tests: nothing learnt before is used.
     PyCache fresh;
     const bool long_way = g_uncached;
-    if (!long_way) cache.last.origin.reset();  // what it knows of modules may change below
+    if (!long_way) {  // what it knows of modules may change below
+      cache.last.reset();
+      ++cache.trust;
+    }
     PyCache& c = long_way ? fresh : cache;
     if (long_way) reuse = false;
     if (c.full()) c.clear(py);
@@ -1216,6 +1325,7 @@ struct ThreadState {
   std::vector<Open> started;  // ranges this thread started and has not ended
   bool copying = false;       // inside a call whose node copies need no origin (copies_nodes())
   uint64_t seq = 0;
+  Script script;  // under the origins cache's lock (Impl::py_m)
 };
 
 ThreadState& thread_state() {
@@ -1456,7 +1566,7 @@ struct OriginRecorder::Impl {
     const bool python_ready = how != Read::none && py.ready();
     const bool gil = python_ready && py.holds_gil();
     if (python_ready && ts.pushed.empty() && ts.started.empty())
-      if (auto made = read_python_cached(py, py_cache, py_m, gil)) {
+      if (auto made = read_python_cached(py, py_cache, py_m, gil, &ts.script)) {
         g_reads_cached.fetch_add(1, std::memory_order_relaxed);
         return made;
       }
@@ -1692,6 +1802,10 @@ struct OriginRecorder::Impl {
         return;
       }
       if (kind & kEnd) {
+        {
+          std::lock_guard<std::mutex> lock(py_m);
+          ts.script.end();
+        }
         int c = captures.load();
         while (c > 0 && !captures.compare_exchange_weak(c, c - 1)) {
         }
@@ -1721,6 +1835,7 @@ struct OriginRecorder::Impl {
       {
         std::lock_guard<std::mutex> lock(py_m);
         py_cache.next_graph();
+        ts.script.begin();
       }
       const Python& py = python();
       if (py.ready() && py.frames) {
@@ -1889,9 +2004,10 @@ int OriginRecorder::captures_active() const {
 }
 
 OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
-  return {g_reads_cached.load(std::memory_order_relaxed),  g_reads_same.load(std::memory_order_relaxed),
-          g_reads_made.load(std::memory_order_relaxed),    g_reads_full.load(std::memory_order_relaxed),
-          g_reads_proxied.load(std::memory_order_relaxed), g_reads_late.load(std::memory_order_relaxed)};
+  return {g_reads_cached.load(std::memory_order_relaxed), g_reads_same.load(std::memory_order_relaxed),
+          g_reads_prior.load(std::memory_order_relaxed),  g_reads_made.load(std::memory_order_relaxed),
+          g_reads_full.load(std::memory_order_relaxed),   g_reads_proxied.load(std::memory_order_relaxed),
+          g_reads_late.load(std::memory_order_relaxed)};
 }
 
 OriginRecorder& OriginRecorder::instance() {

@@ -105,7 +105,8 @@ class OriginRecorder {
   /// without its Python stack). GRAPHSCOPE_DEBUG_TIMES says them.
   struct ReadCounts {
     uint64_t cached = 0;
-    uint64_t same = 0;  // of the cached: the stack of the read before, frame for frame
+    uint64_t same = 0;   // of the cached: the stack of the read before, frame for frame
+    uint64_t prior = 0;  // of the cached: the stack of this thread's capture before, at the same place
     uint64_t made = 0;  // of the cached: an origin made from known facts (a model's later layers)
     uint64_t full = 0, proxied = 0, late = 0;
   };

@@ -180,11 +180,13 @@ struct CallbackTimes {
     }
     const auto reads = capture::OriginRecorder::instance().read_counts();
     std::fprintf(stderr,
-                 "graphscope: pid %d:   Python stack reads: %llu from the caches (%llu the stack before, "
-                 "%llu made from known facts), %llu in full, %llu by the proxy, %llu given up; %s\n",
-                 pid, (unsigned long long)reads.cached, (unsigned long long)reads.same,
-                 (unsigned long long)reads.made, (unsigned long long)reads.full,
-                 (unsigned long long)reads.proxied, (unsigned long long)reads.late,
+                 "graphscope: pid %d:   Python stack reads: %llu from the caches (%llu the capture before's, "
+                 "%llu the stack before, %llu made from known facts), %llu in full, %llu by the proxy, %llu "
+                 "given up; %s\n",
+                 pid, (unsigned long long)reads.cached, (unsigned long long)reads.prior,
+                 (unsigned long long)reads.same, (unsigned long long)reads.made,
+                 (unsigned long long)reads.full, (unsigned long long)reads.proxied,
+                 (unsigned long long)reads.late,
                  capture::OriginRecorder::instance().reads_at_entry() ? "at the entry of launches"
                                                                       : "where nodes are made");
     for (int p = 0; p < capture::WalkPhases::phases; ++p) {
