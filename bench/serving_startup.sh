@@ -97,7 +97,7 @@ else
   in_turn "$runs" "${configs[@]}"
 fi
 GRAPHSCOPE_DEBUG_TIMES=1 "${pin[@]}" "$gs" capture --exec --out-dir "$out/times" -- python3 "$app" "$@" 2>&1 |
-  grep -E "^serving|calls|walk:|stack reads" | sed "s/^/times: /"
+  grep -E "^serving|calls|walk:|stack reads|reads through" | sed "s/^/times: /"
 python3 - "$out" "$runs" "${configs[*]}" <<'PY'
 import glob, json, statistics, sys
 out, runs, present = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()

@@ -311,7 +311,19 @@ thread_local bool g_uncached = false;  // OriginRecorder::uncached_for_tests: th
 // thread that cannot take the GIL itself: Impl::proxy_loop); null: its own.
 thread_local void* g_target = nullptr;
 std::atomic<uint64_t> g_reads_cached{0}, g_reads_same{0}, g_reads_prior{0}, g_reads_made{0}, g_reads_full{0},
-    g_reads_proxied{0}, g_reads_late{0};  // OriginRecorder::read_counts
+    g_reads_proxied{0}, g_reads_late{0}, g_reads_tries{0}, g_reads_frames{0},
+    g_reads_ns{0};                      // OriginRecorder::read_counts
+std::atomic<bool> g_time_reads{false};  // OriginRecorder::time_reads
+// With time_reads: where the reads' time goes (ReadCounts).
+std::atomic<uint64_t> g_lock_ns{0}, g_compare_ns{0}, g_record_ns{0};
+// By how the read was answered: none, the capture before, the read before,
+// the walk through the caches.
+std::atomic<uint64_t> g_path_ns[4] = {};
+uint64_t clock_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
 
 struct CodeInfo {
   std::string file, function;
@@ -1085,7 +1097,13 @@ std::shared_ptr<const Origin> made_origin(PyCache& c, uint64_t hash) {
 // are looked at once a round (their checks, made by precheck or the read
 // that used them first), their referents at every read.
 bool answers(const Python& py, PyCache& c, const Known& k) {
-  if (k.epoch != c.epoch || !same_stack(py, c, k.chain)) return false;
+  g_reads_tries.fetch_add(1, std::memory_order_relaxed);
+  if (k.epoch != c.epoch) return false;
+  const bool timed = g_time_reads.load(std::memory_order_relaxed);
+  const uint64_t t0 = timed ? clock_ns() : 0;
+  const bool same = same_stack(py, c, k.chain);
+  if (timed) g_compare_ns.fetch_add(clock_ns() - t0, std::memory_order_relaxed);
+  if (!same) return false;
   Known::Modules& ms = *k.modules;
   if (ms.trusted != c.trust) {
     for (size_t i = 0; i < ms.modules.size(); ++i) {
@@ -1122,8 +1140,10 @@ std::shared_ptr<Known::Modules> module_list(PyCache& c, const PyStack& s,
   return ms;
 }
 
-// The Known that answers this read (null: none), for read_python_cached.
-std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Script* sc) {
+// The Known that answers this read (null: none), for read_python_cached;
+// `path` says how it was found: 1 the capture before, 2 the read before, 3
+// a walk through the caches (0 none).
+std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Script* sc, int& path) {
   if (c.raw_off || c.raw_checks_left > 0 || !c.looked_for_torch) return nullptr;
   // This thread's capture before, at the same place, a little ahead (this
   // capture lacks a read) or one back (it has one more). Each read takes
@@ -1136,12 +1156,16 @@ std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Scri
       if (Known* k = sc->before[i].get(); k && answers(py, c, *k)) {
         sc->at = i + 1;
         g_reads_prior.fetch_add(1, std::memory_order_relaxed);
+        path = 1;
+        g_reads_frames.fetch_add(k->chain.size(), std::memory_order_relaxed);
         return sc->before[i];
       }
     }
   }
   if (c.last && answers(py, c, *c.last)) {
     g_reads_same.fetch_add(1, std::memory_order_relaxed);
+    path = 2;
+    g_reads_frames.fetch_add(c.last->chain.size(), std::memory_order_relaxed);
     return c.last;
   }
   // The cache's own stack and serials, reused (under m): a read allocates
@@ -1195,6 +1219,7 @@ std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Scri
     g_reads_made.fetch_add(1, std::memory_order_relaxed);
     made = std::move(o);
   }
+  path = 3;
   auto k = std::make_shared<Known>();
   k->chain = c.chain;
   k->modules = module_list(c, s, serials);
@@ -1218,12 +1243,20 @@ std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Scri
 std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, std::mutex& m, bool gil,
                                                  Script* sc) {
   if (!py.frames || g_uncached) return nullptr;
+  const bool timed = g_time_reads.load(std::memory_order_relaxed);
+  const uint64_t t0 = timed ? clock_ns() : 0;
   std::lock_guard<std::mutex> lock(m);
-  std::shared_ptr<Known> k = cached_known(py, c, gil, sc);
+  if (timed) g_lock_ns.fetch_add(clock_ns() - t0, std::memory_order_relaxed);
+  int path = 0;
+  std::shared_ptr<Known> k = cached_known(py, c, gil, sc, path);
   if (sc && sc->on && sc->now.size() < Script::kMax) sc->now.push_back(k);
-  if (!k) return nullptr;
-  c.last = k;
-  return k->origin;
+  if (k) c.last = k;
+  if (timed) {
+    const uint64_t took = clock_ns() - t0;
+    g_reads_ns.fetch_add(took, std::memory_order_relaxed);
+    g_path_ns[path].fetch_add(took, std::memory_order_relaxed);
+  }
+  return k ? k->origin : nullptr;
 }
 
 // Reads this thread's Python stack into *o, or, when `reuse` (o holds
@@ -1868,7 +1901,10 @@ struct OriginRecorder::Impl {
     }
     if (e.origin->empty() && !e.pcs) return forget(g->node);
     e.graph = g->graph;
+    const bool timed = g_time_reads.load(std::memory_order_relaxed);
+    const uint64_t t0 = timed ? clock_ns() : 0;
     record(g->node, std::move(e));
+    if (timed) g_record_ns.fetch_add(clock_ns() - t0, std::memory_order_relaxed);
   }
 
   void cloned(const CUpti_GraphData* g) {
@@ -2004,10 +2040,25 @@ int OriginRecorder::captures_active() const {
 }
 
 OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
-  return {g_reads_cached.load(std::memory_order_relaxed), g_reads_same.load(std::memory_order_relaxed),
-          g_reads_prior.load(std::memory_order_relaxed),  g_reads_made.load(std::memory_order_relaxed),
-          g_reads_full.load(std::memory_order_relaxed),   g_reads_proxied.load(std::memory_order_relaxed),
-          g_reads_late.load(std::memory_order_relaxed)};
+  return {g_reads_cached.load(std::memory_order_relaxed),
+          g_reads_same.load(std::memory_order_relaxed),
+          g_reads_prior.load(std::memory_order_relaxed),
+          g_reads_made.load(std::memory_order_relaxed),
+          g_reads_full.load(std::memory_order_relaxed),
+          g_reads_proxied.load(std::memory_order_relaxed),
+          g_reads_late.load(std::memory_order_relaxed),
+          g_reads_tries.load(std::memory_order_relaxed),
+          g_reads_frames.load(std::memory_order_relaxed),
+          g_reads_ns.load(std::memory_order_relaxed),
+          g_lock_ns.load(std::memory_order_relaxed),
+          g_compare_ns.load(std::memory_order_relaxed),
+          g_record_ns.load(std::memory_order_relaxed),
+          {g_path_ns[0].load(std::memory_order_relaxed), g_path_ns[1].load(std::memory_order_relaxed),
+           g_path_ns[2].load(std::memory_order_relaxed), g_path_ns[3].load(std::memory_order_relaxed)}};
+}
+
+void OriginRecorder::time_reads(bool on) {
+  g_time_reads = on;
 }
 
 OriginRecorder& OriginRecorder::instance() {

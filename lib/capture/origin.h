@@ -109,8 +109,19 @@ class OriginRecorder {
     uint64_t prior = 0;  // of the cached: the stack of this thread's capture before, at the same place
     uint64_t made = 0;  // of the cached: an origin made from known facts (a model's later layers)
     uint64_t full = 0, proxied = 0, late = 0;
+    uint64_t tries = 0;   // Knowns (stacks met before) compared with the stack
+    uint64_t frames = 0;  // frames of the stacks they answered
+    uint64_t ns = 0;      // time in the reads through the caches (with time_reads)
+    // With time_reads, of ns: waiting for the caches' lock, comparing
+    // stacks met before; and recording nodes.
+    uint64_t lock_ns = 0, compare_ns = 0, record_ns = 0;
+    // With time_reads, ns by how the read ended: not answered, by the
+    // capture before, by the read before, by a walk through the caches.
+    uint64_t path_ns[4] = {};
   };
   ReadCounts read_counts() const;
+  /// Times the reads through the caches (ReadCounts::ns; GRAPHSCOPE_DEBUG_TIMES).
+  void time_reads(bool on);
 
   struct Impl;
 

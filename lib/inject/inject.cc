@@ -189,6 +189,27 @@ struct CallbackTimes {
                  (unsigned long long)reads.late,
                  capture::OriginRecorder::instance().reads_at_entry() ? "at the entry of launches"
                                                                       : "where nodes are made");
+    const uint64_t answered = reads.prior + reads.same;
+    std::fprintf(
+        stderr,
+        "graphscope: pid %d:   reads through the caches: %.3f ms in all; stacks met before: %.2f compared "
+        "a read, %.1f frames a stack that answered; of the time, %.3f ms waiting for the lock, %.3f ms "
+        "comparing stacks; %.3f ms recording nodes\n",
+        pid, double(reads.ns) / 1e6, reads.cached ? double(reads.tries) / double(reads.cached) : 0.0,
+        answered ? double(reads.frames) / double(answered) : 0.0, double(reads.lock_ns) / 1e6,
+        double(reads.compare_ns) / 1e6, double(reads.record_ns) / 1e6);
+    std::fprintf(
+        stderr,
+        "graphscope: pid %d:   reads through the caches by how they ended: %.3f ms the capture before's "
+        "(%.2f us each), %.3f ms the stack before's (%.2f us), %.3f ms walks (%.2f us), %.3f ms not "
+        "answered\n",
+        pid, double(reads.path_ns[1]) / 1e6,
+        reads.prior ? double(reads.path_ns[1]) / 1e3 / double(reads.prior) : 0.0,
+        double(reads.path_ns[2]) / 1e6,
+        reads.same ? double(reads.path_ns[2]) / 1e3 / double(reads.same) : 0.0,
+        double(reads.path_ns[3]) / 1e6,
+        reads.cached > answered ? double(reads.path_ns[3]) / 1e3 / double(reads.cached - answered) : 0.0,
+        double(reads.path_ns[0]) / 1e6);
     for (int p = 0; p < capture::WalkPhases::phases; ++p) {
       std::fprintf(stderr, "graphscope: pid %d:   walk: %-16s %10.3f ms", pid, capture::WalkPhases::name(p),
                    double(walk.ns[p]) / 1e6);
@@ -349,6 +370,7 @@ class Injection {
     }
     if (ok && config().origins) {
       origins_ = capture::OriginRecorder::instance().enable(subscriber_);
+      if (origins_ && callback_times().on) capture::OriginRecorder::instance().time_reads(true);
       if (!origins_) say("origins are not recorded (CUPTI refused the callbacks they need)");
     }
     if (!ok) {
