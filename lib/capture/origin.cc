@@ -2040,21 +2040,14 @@ int OriginRecorder::captures_active() const {
 }
 
 OriginRecorder::ReadCounts OriginRecorder::read_counts() const {
-  return {g_reads_cached.load(std::memory_order_relaxed),
-          g_reads_same.load(std::memory_order_relaxed),
-          g_reads_prior.load(std::memory_order_relaxed),
-          g_reads_made.load(std::memory_order_relaxed),
-          g_reads_full.load(std::memory_order_relaxed),
-          g_reads_proxied.load(std::memory_order_relaxed),
-          g_reads_late.load(std::memory_order_relaxed),
-          g_reads_tries.load(std::memory_order_relaxed),
-          g_reads_frames.load(std::memory_order_relaxed),
-          g_reads_ns.load(std::memory_order_relaxed),
-          g_lock_ns.load(std::memory_order_relaxed),
-          g_compare_ns.load(std::memory_order_relaxed),
-          g_record_ns.load(std::memory_order_relaxed),
-          {g_path_ns[0].load(std::memory_order_relaxed), g_path_ns[1].load(std::memory_order_relaxed),
-           g_path_ns[2].load(std::memory_order_relaxed), g_path_ns[3].load(std::memory_order_relaxed)}};
+  auto n = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
+  return {n(g_reads_cached), n(g_reads_same),
+          n(g_reads_prior),  n(g_reads_made),
+          n(g_reads_full),   n(g_reads_proxied),
+          n(g_reads_late),   n(g_reads_tries),
+          n(g_reads_frames), n(g_reads_ns),
+          n(g_lock_ns),      n(g_compare_ns),
+          n(g_record_ns),    {n(g_path_ns[0]), n(g_path_ns[1]), n(g_path_ns[2]), n(g_path_ns[3])}};
 }
 
 void OriginRecorder::time_reads(bool on) {
