@@ -1097,9 +1097,9 @@ std::shared_ptr<const Origin> made_origin(PyCache& c, uint64_t hash) {
 // are looked at once a round (their checks, made by precheck or the read
 // that used them first), their referents at every read.
 bool answers(const Python& py, PyCache& c, const Known& k) {
-  g_reads_tries.fetch_add(1, std::memory_order_relaxed);
-  if (k.epoch != c.epoch) return false;
   const bool timed = g_time_reads.load(std::memory_order_relaxed);
+  if (timed) g_reads_tries.fetch_add(1, std::memory_order_relaxed);
+  if (k.epoch != c.epoch) return false;
   const uint64_t t0 = timed ? clock_ns() : 0;
   const bool same = same_stack(py, c, k.chain);
   if (timed) g_compare_ns.fetch_add(clock_ns() - t0, std::memory_order_relaxed);
@@ -1157,7 +1157,8 @@ std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Scri
         sc->at = i + 1;
         g_reads_prior.fetch_add(1, std::memory_order_relaxed);
         path = 1;
-        g_reads_frames.fetch_add(k->chain.size(), std::memory_order_relaxed);
+        if (g_time_reads.load(std::memory_order_relaxed))
+          g_reads_frames.fetch_add(k->chain.size(), std::memory_order_relaxed);
         return sc->before[i];
       }
     }
@@ -1165,7 +1166,8 @@ std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Scri
   if (c.last && answers(py, c, *c.last)) {
     g_reads_same.fetch_add(1, std::memory_order_relaxed);
     path = 2;
-    g_reads_frames.fetch_add(c.last->chain.size(), std::memory_order_relaxed);
+    if (g_time_reads.load(std::memory_order_relaxed))
+      g_reads_frames.fetch_add(c.last->chain.size(), std::memory_order_relaxed);
     return c.last;
   }
   // The cache's own stack and serials, reused (under m): a read allocates

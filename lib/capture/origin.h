@@ -109,8 +109,9 @@ class OriginRecorder {
     uint64_t prior = 0;  // of the cached: the stack of this thread's capture before, at the same place
     uint64_t made = 0;  // of the cached: an origin made from known facts (a model's later layers)
     uint64_t full = 0, proxied = 0, late = 0;
-    uint64_t tries = 0;   // Knowns (stacks met before) compared with the stack
-    uint64_t frames = 0;  // frames of the stacks they answered
+    // With time_reads: Knowns (stacks met before) compared with the stack,
+    // and the frames of those that answered.
+    uint64_t tries = 0, frames = 0;
     uint64_t ns = 0;      // time in the reads through the caches (with time_reads)
     // With time_reads, of ns: waiting for the caches' lock, comparing
     // stacks met before; and recording nodes.
