@@ -31,6 +31,7 @@ a new size appears); a second line says so.
 """
 import argparse
 import json
+import os
 import statistics
 import time
 
@@ -68,13 +69,41 @@ def warm(model, ids):
     return time.perf_counter() - t0
 
 
+class Sampled:
+    """With GS_PERF_CTL and GS_PERF_ACK, the fifos of `perf record --delay=-1
+    --control fifo:CTL,ACK` (bench/startup_profile.sh): perf samples inside
+    this block only, so its profile is of the captures alone."""
+
+    def __init__(self):
+        ctl, ack = os.environ.get("GS_PERF_CTL"), os.environ.get("GS_PERF_ACK")
+        self.ctl = open(ctl, "w") if ctl else None
+        self.ack = open(ack) if ack else None
+
+    def say(self, what):
+        if self.ctl:
+            self.ctl.write(what + "\n")
+            self.ctl.flush()
+            self.ack.readline()
+
+    def __enter__(self):
+        self.say("enable")
+
+    def __exit__(self, *exc):
+        self.say("disable")
+
+
+SAMPLED = None
+
+
 def capture(model, ids, pool):
     g = torch.cuda.CUDAGraph()
-    t0 = time.perf_counter()
-    with torch.cuda.graph(g, pool=pool):
-        out = model(ids, use_cache=False).logits
-    torch.cuda.synchronize()
-    return g, out, time.perf_counter() - t0
+    with SAMPLED:
+        t0 = time.perf_counter()
+        with torch.cuda.graph(g, pool=pool):
+            out = model(ids, use_cache=False).logits
+        torch.cuda.synchronize()
+        s = time.perf_counter() - t0
+    return g, out, s
 
 
 def replay_us(g, n):
@@ -97,6 +126,8 @@ def main():
     ap.add_argument("--pause", type=float, default=0)
     ap.add_argument("--later", type=int, default=2)
     a = ap.parse_args()
+    global SAMPLED
+    SAMPLED = Sampled()
     model, big = build(a.layers), build(a.big_layers)
     graphs, per_graph, yard, warms = {}, [], [], []
     with torch.no_grad():
