@@ -189,7 +189,10 @@ class LlamaMLP(Module):
         self.up_proj = Linear()
         self.down_proj = Linear()
     def forward(self, x):
-        down_proj = self.down_proj(F.add(F.silu(self.gate_proj(x)), self.up_proj(x)))
+        # A closure reads self, so the frame keeps it in a cell (as forwards
+        # with nested functions do): the reads compare the cell.
+        up = lambda y: self.up_proj(y)  # noqa: E731
+        down_proj = self.down_proj(F.add(F.silu(self.gate_proj(x)), up(x)))
         return down_proj
 
 def apply_rotary_pos_emb(q, k):

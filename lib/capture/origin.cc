@@ -422,15 +422,47 @@ struct PyStack {
 };
 
 // One frame of a stack as a read without the GIL saw it: enough to tell
-// that a later stack is the same, frame for frame (Known).
+// that a later stack is the same, frame for frame (Known). Sixteen bytes:
+// a stack of thirty frames is eight cache lines, which a read after the
+// framework's work between two launches finds cold. The code object's
+// address carries what else the frame is (its low bits: objects are at
+// least 8-byte aligned), and a frame with anything else has a MarkExtra,
+// in order.
+constexpr uintptr_t kMarkUser = 1,  // a user frame the origin names (one of the first three)
+    kMarkForward = 2,               // a forward whose module was read
+    kMarkCell = 4,                  // whose first local is a cell holding the module
+    kMarkFlags = 7;
 struct FrameMark {
   const char* frame;
-  const void* code;
-  const void* instr;
-  const void* self;   // where `forward`: its first local, after a cell (the module, or null)
-  bool forward;       // a forward whose module was read
-  bool user = false;  // a user frame the origin names (one of the first three)
-  uint32_t line = 0;  // where `user`: the line it names
+  uintptr_t code;  // | kMark*
+};
+struct MarkExtra {
+  const void* instr = nullptr;  // kMarkUser: where it was
+  const void* local = nullptr;  // kMarkForward: the first local as the frame holds it (a cell or the module)
+  const void* self = nullptr;   // kMarkForward: the module
+  uint32_t line = 0;            // kMarkUser: the line it names
+};
+// A walk's frames (raw_walk), innermost first.
+struct Chain {
+  std::vector<FrameMark> marks;
+  std::vector<MarkExtra> extras;
+  bool ok = true;  // false: a code object's address without free low bits
+  void clear() {
+    marks.clear();
+    extras.clear();
+    ok = true;
+  }
+  void add(const char* f, const void* code) {
+    const auto a = reinterpret_cast<uintptr_t>(code);
+    if (a & kMarkFlags) ok = false;
+    marks.push_back({f, a});
+  }
+  // The last frame's extra, made where it has none yet.
+  MarkExtra& extra(uintptr_t flag) {
+    if (!(marks.back().code & kMarkFlags)) extras.emplace_back();
+    marks.back().code |= flag;
+    return extras.back();
+  }
 };
 
 // A stack a read without the GIL found its origin for, kept to answer later
@@ -460,11 +492,59 @@ struct Known {
     std::vector<ChildName*> names;
     uint32_t trusted = 0;  // the PyCache::trust they and their names were last found checked at
   };
-  std::vector<FrameMark> chain;  // every frame walked, innermost first
+  uint32_t epoch = 0;
+  uint32_t frames = 0;  // marks: every frame walked, innermost first
+  const FrameMark* marks = nullptr;
+  const MarkExtra* extras = nullptr;  // one for each mark with flags, in order
   std::shared_ptr<Modules> modules;
   std::shared_ptr<const Origin> origin;
-  uint32_t epoch = 0;
 };
+
+// A Known with its marks and then its extras right after it, in the same
+// block as its reference count (make_shared): a read that compares it
+// walks one run of memory, which prefetch_known can ask for ahead.
+template <size_t Bytes>
+struct KnownIn : Known {
+  alignas(8) unsigned char store[Bytes];
+};
+
+template <size_t Bytes>
+std::shared_ptr<Known> known_in(const Chain& ch) {
+  auto k = std::make_shared<KnownIn<Bytes>>();
+  static_assert(std::is_trivially_copyable_v<FrameMark> && std::is_trivially_copyable_v<MarkExtra>);
+  unsigned char* at = k->store;
+  // memcpy makes the objects there (both are implicit-lifetime types).
+  if (!ch.marks.empty()) std::memcpy(at, ch.marks.data(), ch.marks.size() * sizeof(FrameMark));
+  at += ch.marks.size() * sizeof(FrameMark);
+  if (!ch.extras.empty()) std::memcpy(at, ch.extras.data(), ch.extras.size() * sizeof(MarkExtra));
+  k->frames = uint32_t(ch.marks.size());
+  k->marks = reinterpret_cast<const FrameMark*>(k->store);
+  k->extras = reinterpret_cast<const MarkExtra*>(at);
+  return k;
+}
+
+// The Known of a walk's chain, in the smallest block that holds it (null:
+// none holds it, or its marks cannot carry their flags).
+std::shared_ptr<Known> make_known(const Chain& ch) {
+  static_assert(sizeof(FrameMark) % alignof(MarkExtra) == 0, "extras follow the marks aligned");
+  const size_t need = ch.marks.size() * sizeof(FrameMark) + ch.extras.size() * sizeof(MarkExtra);
+  if (!ch.ok) return nullptr;
+  if (need <= 512) return known_in<512>(ch);
+  if (need <= 1024) return known_in<1024>(ch);
+  if (need <= 2048) return known_in<2048>(ch);
+  if (need <= 8192) return known_in<8192>(ch);
+  if (need <= 65536) return known_in<65536>(ch);
+  return nullptr;
+}
+
+// Asks the CPU for the first cache lines of a Known a coming read will
+// compare (its header, its marks, a stack's extras): between two launches
+// the framework's work pushes them out of the CPU's nearest caches, and
+// they are fetched one after another where the compare needs them.
+void prefetch_known(const Known* k) {
+  const auto* b = reinterpret_cast<const char*>(k);
+  for (int at = -64; at < 768; at += 64) __builtin_prefetch(b + at);
+}
 
 // A thread's reads in its capture before and in this one, in order (a
 // read that found no Known keeps its place with null), and where this
@@ -508,7 +588,7 @@ struct PyCache {
   FlatMap<uint64_t, CachedOrigin> origins;             // by hash of the key
   std::vector<uint64_t> key;                           // reused
   PyStack stack;                                       // reused by read_python_cached (modules not held)
-  std::vector<FrameMark> chain;                        // reused by read_python_cached
+  Chain chain;                                         // reused by read_python_cached
   std::shared_ptr<Known> last;                         // the read before
   FlatMap<uint64_t, std::shared_ptr<Known::Modules>> module_lists;  // by hash of their serials
   // Counted at every round and every read in full (which may learn a
@@ -962,7 +1042,7 @@ const char* current_frame(const Python& py) {
 // gives up (false) at the first fact not already in the cache. False (out
 // left empty) also where a frame needs the API. out is cleared first (its
 // modules released if held): a reader reuses one to allocate nothing.
-bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<FrameMark>* chain = nullptr) {
+bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, Chain* chain = nullptr) {
   const Python::FrameLayout& L = *py.frames;
   out.release(py);
   out.users = 0;
@@ -975,7 +1055,7 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
   if (chain) chain->clear();
   int depth = 0, seen = 0;
   for (const char* f = current_frame(py); f && depth < 256 && ++seen < 1024; f = field(f, L.previous)) {
-    if (chain) chain->push_back({f, field(f, L.code), field(f, L.instr), nullptr, false});
+    if (chain) chain->add(f, field(f, L.code));
     if (L.cstack_owner >= 0 && f[L.owner] == L.cstack_owner) continue;
     ++depth;
     PyObj* code = const_cast<char*>(field(f, L.code));
@@ -1000,8 +1080,9 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
       }
       out.user[out.users++] = {code, line};
       if (chain) {
-        chain->back().user = true;
-        chain->back().line = line;
+        MarkExtra& x = chain->extra(kMarkUser);
+        x.instr = field(f, L.instr);
+        x.line = line;
       }
     }
     if ((tag & kForward) && c.module_class) {
@@ -1009,8 +1090,10 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
       if (tag & kSelfFirst) {
         PyObj* self = const_cast<char*>(first_local(py, f));
         if (chain) {
-          chain->back().self = self;
-          chain->back().forward = true;
+          MarkExtra& x = chain->extra(kMarkForward);
+          x.local = field(f, L.locals);
+          x.self = self;
+          if (x.local != x.self) chain->marks.back().code |= kMarkCell;
         }
         if (self && (out.modules.empty() || out.modules.back() != self)) {
           const uint8_t* known = c.module_types.find(Python::type_of(self));
@@ -1034,27 +1117,36 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, std::vector<
 // (a framework forward's ops follow one another in one frame). A line is
 // taken only from the cache (an instruction not met before: false). Reads
 // without the GIL.
-bool same_stack(const Python& py, PyCache& c, const std::vector<FrameMark>& chain) {
+bool same_stack(const Python& py, PyCache& c, const Known& k) {
   const Python::FrameLayout& L = *py.frames;
-  size_t i = 0;
-  for (const char* f = current_frame(py); f; f = field(f, L.previous)) {
-    if (i == chain.size()) return false;
-    const FrameMark& m = chain[i++];
-    if (f != m.frame || field(f, L.code) != m.code) return false;
-    if (m.user) {
+  const FrameMark* m = k.marks;
+  const FrameMark* const end = m + k.frames;
+  const MarkExtra* x = k.extras;
+  for (const char* f = current_frame(py); f; f = field(f, L.previous), ++m) {
+    if (m == end) return false;
+    const uintptr_t flags = m->code & kMarkFlags;
+    if (f != m->frame || reinterpret_cast<uintptr_t>(field(f, L.code)) != (m->code & ~kMarkFlags))
+      return false;
+    if (!flags) continue;
+    if (flags & kMarkUser) {
       const char* instr = field(f, L.instr);
-      if (instr != m.instr) {
-        const CodeInfo* info = c.code.find(m.code);
-        const int offset = int(instr - (static_cast<const char*>(m.code) + py.code_header));
+      if (instr != x->instr) {
+        const auto* code = reinterpret_cast<const char*>(m->code & ~kMarkFlags);
+        const CodeInfo* info = c.code.find(code);
+        const int offset = int(instr - (code + py.code_header));
         uint32_t line = 0;
-        if (!info || !info->cached_line(offset, line) || line != m.line) return false;
+        if (!info || !info->cached_line(offset, line) || line != x->line) return false;
       }
     }
-    if (m.forward) {
-      if (first_local(py, f) != m.self) return false;
+    // The first local as the frame holds it: the module itself (its
+    // object not looked at), or the cell that holds it.
+    if (flags & kMarkForward) {
+      const char* v = field(f, L.locals);
+      if (v != x->local || ((flags & kMarkCell) && field(v, 16) != x->self)) return false;
     }
+    ++x;
   }
-  return i == chain.size();
+  return m == end;
 }
 
 // The origins cache's key of a read (into c.key) and its hash: the user
@@ -1099,9 +1191,16 @@ std::shared_ptr<const Origin> made_origin(PyCache& c, uint64_t hash) {
 bool answers(const Python& py, PyCache& c, const Known& k) {
   const bool timed = g_time_reads.load(std::memory_order_relaxed);
   if (timed) g_reads_tries.fetch_add(1, std::memory_order_relaxed);
-  if (k.epoch != c.epoch) return false;
+  if (k.epoch != c.epoch || !k.marks) return false;
+  // Its modules' facts and weak references, asked for while the frames
+  // are compared.
+  if (const Known::Modules* ms = k.modules.get())
+    for (size_t i = 0; i < ms->modules.size(); ++i) {
+      __builtin_prefetch(ms->infos[i]);
+      __builtin_prefetch(ms->modules[i].second);
+    }
   const uint64_t t0 = timed ? clock_ns() : 0;
-  const bool same = same_stack(py, c, k.chain);
+  const bool same = same_stack(py, c, k);
   if (timed) g_compare_ns.fetch_add(clock_ns() - t0, std::memory_order_relaxed);
   if (!same) return false;
   Known::Modules& ms = *k.modules;
@@ -1158,7 +1257,7 @@ std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Scri
         g_reads_prior.fetch_add(1, std::memory_order_relaxed);
         path = 1;
         if (g_time_reads.load(std::memory_order_relaxed))
-          g_reads_frames.fetch_add(k->chain.size(), std::memory_order_relaxed);
+          g_reads_frames.fetch_add(k->frames, std::memory_order_relaxed);
         return sc->before[i];
       }
     }
@@ -1167,7 +1266,7 @@ std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Scri
     g_reads_same.fetch_add(1, std::memory_order_relaxed);
     path = 2;
     if (g_time_reads.load(std::memory_order_relaxed))
-      g_reads_frames.fetch_add(c.last->chain.size(), std::memory_order_relaxed);
+      g_reads_frames.fetch_add(c.last->frames, std::memory_order_relaxed);
     return c.last;
   }
   // The cache's own stack and serials, reused (under m): a read allocates
@@ -1222,8 +1321,12 @@ std::shared_ptr<Known> cached_known(const Python& py, PyCache& c, bool gil, Scri
     made = std::move(o);
   }
   path = 3;
-  auto k = std::make_shared<Known>();
-  k->chain = c.chain;
+  auto k = make_known(c.chain);
+  if (!k) {  // the origin, without marks: it answers no later read
+    k = std::make_shared<Known>();
+    k->origin = std::move(made);
+    return k;
+  }
   k->modules = module_list(c, s, serials);
   k->origin = std::move(made);
   k->epoch = c.epoch;
@@ -1247,12 +1350,19 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   if (!py.frames || g_uncached) return nullptr;
   const bool timed = g_time_reads.load(std::memory_order_relaxed);
   const uint64_t t0 = timed ? clock_ns() : 0;
+  // The Known this read tries first, asked for before the lock (the
+  // script is this thread's alone: no other thread changes it).
+  if (sc && sc->on && sc->at < sc->before.size() && sc->before[sc->at])
+    prefetch_known(sc->before[sc->at].get());
   std::lock_guard<std::mutex> lock(m);
   if (timed) g_lock_ns.fetch_add(clock_ns() - t0, std::memory_order_relaxed);
   int path = 0;
   std::shared_ptr<Known> k = cached_known(py, c, gil, sc, path);
   if (sc && sc->on && sc->now.size() < Script::kMax) sc->now.push_back(k);
   if (k) c.last = k;
+  // The place the next read tries first.
+  if (sc && sc->on && sc->at < sc->before.size() && sc->before[sc->at])
+    prefetch_known(sc->before[sc->at].get());
   if (timed) {
     const uint64_t took = clock_ns() - t0;
     g_reads_ns.fetch_add(took, std::memory_order_relaxed);
@@ -1360,7 +1470,7 @@ struct ThreadState {
   std::vector<Open> started;  // ranges this thread started and has not ended
   bool copying = false;       // inside a call whose node copies need no origin (copies_nodes())
   uint64_t seq = 0;
-  Script script;  // under the origins cache's lock (Impl::py_m)
+  Script script;  // changed by this thread alone, under the origins cache's lock (Impl::py_m)
 };
 
 ThreadState& thread_state() {
