@@ -93,7 +93,12 @@ if case == "threads":
         bad("an exec graph was dumped twice")
     if not index["complete"]:
         bad("index not complete after a normal exit")
-    print(f"threads: {len(graphs)} graphs, shapes {dict(shapes)}")
+    # Origins are on: every kernel carries the native function that launched
+    # it, also while other threads capture and instantiate at once.
+    bare = sum(1 for g in graphs for k in kernels(g["doc"]) if not k.get("origin"))
+    if bare:
+        bad(f"{bare} kernel nodes without an origin")
+    print(f"threads: {len(graphs)} graphs, shapes {dict(shapes)}, every kernel with an origin")
 
 elif case in ("update", "update_profile", "update_idle"):
     if len(graphs) != 3:
