@@ -505,6 +505,10 @@ struct Known {
 // walks one run of memory, which prefetch_known can ask for ahead.
 template <size_t Bytes>
 struct KnownIn : Known {
+  // Left as it is (make_shared would zero it): only what the marks and
+  // extras fill is ever written or read, so the rest of the size class
+  // costs no page.
+  KnownIn() {}  // NOLINT(modernize-use-equals-default): = default would zero store
   alignas(8) unsigned char store[Bytes];
 };
 
@@ -1170,6 +1174,8 @@ uint64_t origin_key(PyCache& c, const PyStack& s, const std::vector<uint32_t>& s
 // (rel(i), i > 0; the outermost ""), with its class (type(i)).
 template <typename Type, typename Rel>
 void fill_origin(Origin& o, PyCache& c, const PyStack& s, Type type, Rel rel) {
+  o.python.reserve(o.python.size() + s.users);
+  o.modules.reserve(s.modules.size());
   for (size_t i = 0; i < s.users; ++i) {
     const CodeInfo& ci = *c.code.find(s.user[i].code);
     o.python.push_back({ci.file, s.user[i].line, ci.function});
