@@ -1114,7 +1114,7 @@ bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, Chain* chain
   return true;
 }
 
-// Whether this thread's stack gives the origin chain's did (raw_walk): the
+// Whether this thread's stack gives the origin k's marks did (raw_walk): the
 // same frames running the same code, each forward with the same first
 // local, and each user frame the origin names at the same line. An origin
 // names no other frame's place, so other instructions are not compared
