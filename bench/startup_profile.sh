@@ -15,7 +15,9 @@
 # a second of CPU time: at 20000 the captures took twice as long). Writes
 # OUTDIR/CONFIG.K.{dso,sym}.txt and prints, for each process, the capture
 # time it measured (perf slows it), then each configuration's median
-# samples by shared object.
+# samples by shared object, and each process's share of samples in
+# graphscope's library and CUPTI (a ratio inside one process, which the
+# host's speed does not move).
 set -euo pipefail
 gs=$1; out=$2; runs=${3:-2}
 shift 3 || shift $#
@@ -69,4 +71,9 @@ print("samples (%s a second of CPU time), median of %d processes: %s" % (hz, run
 print("%-40s %s" % ("shared object", " ".join("%10s" % c for c in configs)))
 for d in dsos[:25]:
     print("%-40s %s" % (d[-40:], " ".join("%10d" % med[c][d] for c in configs)))
+# Within each process, immune to the host's speed: the share of the
+# captures' samples in graphscope's library and CUPTI.
+ours = lambda r: sum(v for d, v in r.items() if "graphscope" in d or "cupti" in d)
+print("graphscope and CUPTI, share of each process's samples: %s" % "; ".join(
+    "%s %s" % (c, " ".join("%.1f%%" % (100.0 * ours(r) / max(1, sum(r.values()))) for r in v)) for c, v in per.items()))
 PY
