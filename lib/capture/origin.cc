@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "clock.h"
 #include "flat_map.h"
 #include "inspect/demangle.h"
 
@@ -319,11 +320,6 @@ std::atomic<uint64_t> g_lock_ns{0}, g_compare_ns{0}, g_record_ns{0};
 // By how the read was answered: none, the capture before, the read before,
 // the walk through the caches.
 std::atomic<uint64_t> g_path_ns[4] = {};
-uint64_t clock_ns() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch())
-                      .count());
-}
 
 struct CodeInfo {
   std::string file, function;
@@ -1205,9 +1201,9 @@ bool answers(const Python& py, PyCache& c, const Known& k) {
       __builtin_prefetch(ms->infos[i]);
       __builtin_prefetch(ms->modules[i].second);
     }
-  const uint64_t t0 = timed ? clock_ns() : 0;
+  const uint64_t t0 = timed ? monotonic_ns() : 0;
   const bool same = same_stack(py, c, k);
-  if (timed) g_compare_ns.fetch_add(clock_ns() - t0, std::memory_order_relaxed);
+  if (timed) g_compare_ns.fetch_add(monotonic_ns() - t0, std::memory_order_relaxed);
   if (!same) return false;
   Known::Modules& ms = *k.modules;
   if (ms.trusted != c.trust) {
@@ -1355,13 +1351,13 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
                                                  Script* sc) {
   if (!py.frames || g_uncached) return nullptr;
   const bool timed = g_time_reads.load(std::memory_order_relaxed);
-  const uint64_t t0 = timed ? clock_ns() : 0;
+  const uint64_t t0 = timed ? monotonic_ns() : 0;
   // The Known this read tries first, asked for before the lock (the
   // script is this thread's alone: no other thread changes it).
   if (sc && sc->on && sc->at < sc->before.size() && sc->before[sc->at])
     prefetch_known(sc->before[sc->at].get());
   std::lock_guard<std::mutex> lock(m);
-  if (timed) g_lock_ns.fetch_add(clock_ns() - t0, std::memory_order_relaxed);
+  if (timed) g_lock_ns.fetch_add(monotonic_ns() - t0, std::memory_order_relaxed);
   int path = 0;
   std::shared_ptr<Known> k = cached_known(py, c, gil, sc, path);
   if (sc && sc->on && sc->now.size() < Script::kMax) sc->now.push_back(k);
@@ -1370,7 +1366,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   if (sc && sc->on && sc->at < sc->before.size() && sc->before[sc->at])
     prefetch_known(sc->before[sc->at].get());
   if (timed) {
-    const uint64_t took = clock_ns() - t0;
+    const uint64_t took = monotonic_ns() - t0;
     g_reads_ns.fetch_add(took, std::memory_order_relaxed);
     g_path_ns[path].fetch_add(took, std::memory_order_relaxed);
   }
@@ -2020,9 +2016,9 @@ struct OriginRecorder::Impl {
     if (e.origin->empty() && !e.pcs) return forget(g->node);
     e.graph = g->graph;
     const bool timed = g_time_reads.load(std::memory_order_relaxed);
-    const uint64_t t0 = timed ? clock_ns() : 0;
+    const uint64_t t0 = timed ? monotonic_ns() : 0;
     record(g->node, std::move(e));
-    if (timed) g_record_ns.fetch_add(clock_ns() - t0, std::memory_order_relaxed);
+    if (timed) g_record_ns.fetch_add(monotonic_ns() - t0, std::memory_order_relaxed);
   }
 
   void cloned(const CUpti_GraphData* g) {

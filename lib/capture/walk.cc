@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "clock.h"
 #include "cuda_check.h"
 #include "driver_api.h"
 #include "inspect/demangle.h"
@@ -201,11 +202,7 @@ class PhaseTimer {
   PhaseTimer& operator=(const PhaseTimer&) = delete;
 
  private:
-  static uint64_t now() {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
-  }
+  static uint64_t now() { return monotonic_ns(); }
   WalkPhases* p_;
   WalkPhases::Phase which_;
   uint64_t t0_ = 0;

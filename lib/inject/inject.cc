@@ -52,16 +52,17 @@
 #include <vector>
 
 #include "capture/activity.h"
+#include "capture/clock.h"
 #include "capture/exec_update.h"
 #include "capture/origin.h"
 #include "capture/walk.h"
+#include "inspect/attach_session.h"
 #include "inspect/chrome_trace.h"
 #include "inspect/demangle.h"
 #include "inspect/error.h"
 #include "inspect/exec_update.h"
-#include "inspect/attach_session.h"
-#include "inspect/io.h"
 #include "inspect/graph_json.h"
+#include "inspect/io.h"
 #include "inspect/profile.h"
 #include "inspect/profile_json.h"
 #include "inspect/profile_report.h"
@@ -133,11 +134,7 @@ struct CallbackTimes {
     const char* e = std::getenv("GRAPHSCOPE_DEBUG_TIMES");
     return e && std::strcmp(e, "1") == 0;
   }();
-  static uint64_t now() {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
-  }
+  static uint64_t now() { return capture::monotonic_ns(); }
   void add(Kind k, uint64_t since) {
     ns[k] += now() - since;
     ++calls[k];
