@@ -563,6 +563,8 @@ struct Script {
     on = true;
   }
   void end() { on = false; }
+  // The Known the next read tries first (null: none).
+  const Known* next() const { return on && at < before.size() ? before[at].get() : nullptr; }
 };
 
 struct CachedOrigin {
@@ -1354,8 +1356,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   const uint64_t t0 = timed ? monotonic_ns() : 0;
   // The Known this read tries first, asked for before the lock (the
   // script is this thread's alone: no other thread changes it).
-  if (sc && sc->on && sc->at < sc->before.size() && sc->before[sc->at])
-    prefetch_known(sc->before[sc->at].get());
+  if (const Known* next = sc ? sc->next() : nullptr) prefetch_known(next);
   std::lock_guard<std::mutex> lock(m);
   if (timed) g_lock_ns.fetch_add(monotonic_ns() - t0, std::memory_order_relaxed);
   int path = 0;
@@ -1363,8 +1364,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   if (sc && sc->on && sc->now.size() < Script::kMax) sc->now.push_back(k);
   if (k) c.last = k;
   // The place the next read tries first.
-  if (sc && sc->on && sc->at < sc->before.size() && sc->before[sc->at])
-    prefetch_known(sc->before[sc->at].get());
+  if (const Known* next = sc ? sc->next() : nullptr) prefetch_known(next);
   if (timed) {
     const uint64_t took = monotonic_ns() - t0;
     g_reads_ns.fetch_add(took, std::memory_order_relaxed);
