@@ -1361,8 +1361,9 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
   if (timed) g_lock_ns.fetch_add(monotonic_ns() - t0, std::memory_order_relaxed);
   int path = 0;
   std::shared_ptr<Known> k = cached_known(py, c, gil, sc, path);
-  if (sc && sc->on && sc->now.size() < Script::kMax) sc->now.push_back(k);
+  std::shared_ptr<const Origin> origin = k ? k->origin : nullptr;
   if (k) c.last = k;
+  if (sc && sc->on && sc->now.size() < Script::kMax) sc->now.push_back(std::move(k));
   // The place the next read tries first.
   if (const Known* next = sc ? sc->next() : nullptr) prefetch_known(next);
   if (timed) {
@@ -1370,7 +1371,7 @@ std::shared_ptr<const Origin> read_python_cached(const Python& py, PyCache& c, s
     g_reads_ns.fetch_add(took, std::memory_order_relaxed);
     g_path_ns[path].fetch_add(took, std::memory_order_relaxed);
   }
-  return k ? k->origin : nullptr;
+  return origin;
 }
 
 // Reads this thread's Python stack into *o, or, when `reuse` (o holds
