@@ -1124,10 +1124,15 @@ bool same_stack(const Python& py, PyCache& c, const Known& k) {
   const FrameMark* m = k.marks;
   const FrameMark* const end = m + k.frames;
   const MarkExtra* x = k.extras;
-  for (const char* f = current_frame(py); f; f = field(f, L.previous), ++m) {
-    if (m == end) return false;
+  if (current_frame(py) != (m == end ? nullptr : m->frame)) return false;
+  // Each frame is loaded from the address the Known kept, and its link to
+  // the one before compared with the next mark's: no load waits for the
+  // one before it, so the CPU fetches the cold outer frames together.
+  for (; m != end; ++m) {
+    const char* f = m->frame;
     const uintptr_t flags = m->code & kMarkFlags;
-    if (f != m->frame || reinterpret_cast<uintptr_t>(field(f, L.code)) != (m->code & ~kMarkFlags))
+    if (reinterpret_cast<uintptr_t>(field(f, L.code)) != (m->code & ~kMarkFlags) ||
+        field(f, L.previous) != (m + 1 == end ? nullptr : m[1].frame))
       return false;
     if (!flags) continue;
     if (flags & kMarkUser) {
@@ -1148,7 +1153,7 @@ bool same_stack(const Python& py, PyCache& c, const Known& k) {
     }
     ++x;
   }
-  return m == end;
+  return true;
 }
 
 // The origins cache's key of a read (into c.key) and its hash: the user
