@@ -20,7 +20,10 @@ graphscope callback touches: yardstick_s, a fixed run of small PyTorch ops
 on the CPU (the interpreter and PyTorch's dispatcher, the CPU work a capture
 is made of, with no CUDA call), timed just before each capture; and warm_s,
 the eager warm-up forwards before it (CUDA launches, which a CUPTI
-subscriber may slow). The GPU hosts run a process fast or up to 1.6x slower
+subscriber may slow). And the CPU time the captures took: on the capturing
+thread (capture_thread_cpu_s; the rest of its wall-clock time it waited:
+for the GPU, a lock, another thread) and in the whole process
+(capture_process_cpu_s: every thread's, graphscope's own among them). The GPU hosts run a process fast or up to 1.6x slower
 for its whole life (BENCHMARKS.md, 2026-11-27); capture time over the
 yardstick's, in the same process, leaves that out.
 
@@ -95,14 +98,19 @@ class Sampled:
 SAMPLED = None
 
 
+CPU = {"thread": 0.0, "process": 0.0}
+
+
 def capture(model, ids, pool):
     g = torch.cuda.CUDAGraph()
     with SAMPLED:
-        t0 = time.perf_counter()
+        t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
         with torch.cuda.graph(g, pool=pool):
             out = model(ids, use_cache=False).logits
         torch.cuda.synchronize()
         s = time.perf_counter() - t0
+        CPU["thread"] += time.thread_time() - c0
+        CPU["process"] += time.process_time() - p0
     return g, out, s
 
 
@@ -165,7 +173,8 @@ def main():
                 later.append(s)
     total = sum(per_graph) + big_s
     res = {"capture_instantiate_s": total, "per_graph_s": per_graph, "big_graph_s": big_s, "replay_us": r,
-           "graphs": len(per_graph) + 1, "yardstick_s": yard, "warm_s": warms}
+           "graphs": len(per_graph) + 1, "yardstick_s": yard, "warm_s": warms,
+           "capture_thread_cpu_s": CPU["thread"], "capture_process_cpu_s": CPU["process"]}
     if a.pause > 0:
         res.update({"replay_after_pause_us": r_after, "later_graphs_s": later})
     if a.timing:

@@ -28,6 +28,8 @@
 # Prints each process's total capture + instantiate time and replay times,
 # then per configuration the median of the totals, min-max, and the ratios,
 # the fast end, and each process against its anchor's of the same round;
+# the capturing thread's CPU time and its waits, and the process's CPU
+# time, against the anchor's (milliseconds, medians);
 # and the number of graphs and nodes graphscope dumped (from the last run).
 # The fast end sums each graph's fastest capture over a configuration's
 # processes. Then the same ratios against each process's own speed (its
@@ -156,6 +158,26 @@ for k, what in (("yardstick_s", "yardstick"), ("warm_s", "warm-ups")):
         if "plain2" in present and c != anchor:
             rr = [norm(res[c][j], k) / norm(res[anchor][j], k) for j in range(runs)]
             line += "; in its round %.3fx (%.3f-%.3f)" % (statistics.median(rr), min(rr), max(rr))
+        print(line)
+# Where the capturing thread's time went: its own CPU time, and the rest
+# of its wall-clock time (waiting: for the GPU, a lock, another thread, a
+# CPU); and the whole process's CPU time in the captures (every thread's).
+# CPU time does not count a wait, so a cost that is a wait shows only in
+# the second column.
+if all("capture_thread_cpu_s" in r for v in res.values() for r in v):
+    def m(c, f):
+        return statistics.median(f(r) for r in res[c]) * 1e3
+    for c, anchor in order:
+        cols = []
+        for what, f in (("thread CPU", lambda r: r["capture_thread_cpu_s"]),
+                        ("waited", lambda r: r["capture_instantiate_s"] - r["capture_thread_cpu_s"]),
+                        ("process CPU", lambda r: r["capture_process_cpu_s"])):
+            v, a = m(c, f), m(anchor, f)
+            cols.append("%s %.1f ms (%+.1f, %.3fx)" % (what, v, v - a, v / a if a else float("nan")))
+        line = "%-8s capture time: %s" % (c, ", ".join(cols))
+        if "plain2" in present and c != anchor:
+            rr = [res[c][j]["capture_thread_cpu_s"] / res[anchor][j]["capture_thread_cpu_s"] for j in range(runs)]
+            line += "; thread CPU in its round %.3fx (%.3f-%.3f)" % (statistics.median(rr), min(rr), max(rr))
         print(line)
 idx = sorted(glob.glob("%s/capture.%d/pid-*/index.json" % (out, runs)))
 for i in idx:
