@@ -20,12 +20,14 @@ graphscope callback touches: yardstick_s, a fixed run of small PyTorch ops
 on the CPU (the interpreter and PyTorch's dispatcher, the CPU work a capture
 is made of, with no CUDA call), timed just before each capture; and warm_s,
 the eager warm-up forwards before it (CUDA launches, which a CUPTI
-subscriber may slow). And the CPU time the captures took: on the capturing
-thread (capture_thread_cpu_s; the rest of its wall-clock time it waited:
-for the GPU, a lock, another thread) and in the whole process
-(capture_process_cpu_s: every thread's, graphscope's own among them). The GPU hosts run a process fast or up to 1.6x slower
+subscriber may slow). The GPU hosts run a process fast or up to 1.6x slower
 for its whole life (BENCHMARKS.md, 2026-11-27); capture time over the
 yardstick's, in the same process, leaves that out.
+
+And the CPU time the captures took: on the capturing thread
+(capture_thread_cpu_s; the rest of its wall-clock time it waited: for a
+lock, another thread, a CPU) and in the whole process
+(capture_process_cpu_s: every thread's, graphscope's own among them).
 
 With --pause, the server then idles SECONDS (as between requests), replays
 the same graphs again (replay_after_pause_us), and captures N more graphs

@@ -173,7 +173,8 @@ if all("capture_thread_cpu_s" in r for v in res.values() for r in v):
                         ("waited", lambda r: r["capture_instantiate_s"] - r["capture_thread_cpu_s"]),
                         ("process CPU", lambda r: r["capture_process_cpu_s"])):
             v, a = m(c, f), m(anchor, f)
-            cols.append("%s %.1f ms (%+.1f, %.3fx)" % (what, v, v - a, v / a if a else float("nan")))
+            # (a wait of next to nothing makes no ratio)
+            cols.append("%s %.1f ms (%+.1f%s)" % (what, v, v - a, "" if what == "waited" else ", %.3fx" % (v / a)))
         line = "%-8s capture time: %s" % (c, ", ".join(cols))
         if "plain2" in present and c != anchor:
             rr = [res[c][j]["capture_thread_cpu_s"] / res[anchor][j]["capture_thread_cpu_s"] for j in range(runs)]
