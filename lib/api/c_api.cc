@@ -205,7 +205,7 @@ int gs_check(const char* graph, const char* rules_json, const char* options_json
     GraphDocument doc = load_graph(g);
     std::optional<ProfileDocument> profile;
     if (profile_path) {
-      profile = read_profile_json(read_file(profile_path), profile_path);
+      profile = read_profile_json(read_file(profile_path, json_head), profile_path);
       check_profile_matches(*profile, doc, profile_path, g);
     }
     std::optional<GraphDocument> baseline;
@@ -231,7 +231,7 @@ int gs_profile(const char* graph, const char* trace, const char* options_json, c
     GraphDocument doc = load_graph(g);
     Trace tr;
     {
-      InputText input(t);
+      InputText input(t, json_head);
       tr = read_chrome_trace(input.view(), t);
     }
     TraceJoin join;

@@ -54,7 +54,10 @@ GraphDocument parse_graph(std::string_view file, const std::string& origin) {
 }
 
 GraphDocument load_graph(const std::string& path) {
-  InputText text(path);
+  // A stream that is plainly no graph document (/dev/zero) is refused at
+  // its first bytes, not after the 4 GiB limit.
+  auto head = [](std::string_view text, const std::string& origin) { detect_graph_format(text, origin); };
+  InputText text(path, head);
   return parse_graph(text.view(), path == "-" ? "standard input" : path);
 }
 

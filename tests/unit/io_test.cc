@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <string>
 #include <vector>
 
@@ -192,4 +194,229 @@ TEST_CASE("a mapped input that shrinks while read ends the process with one line
   CHECK(said == "graphscope: " + path + " (changed while being read)\n");
   ::unlink(path.c_str());
   ::rmdir(dir.c_str());
+}
+
+namespace {
+std::string read_back(const std::string& path) {
+  std::string out;
+  int fd = ::open(path.c_str(), O_RDONLY);
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+  ::close(fd);
+  return out;
+}
+mode_t type_of(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::lstat(path.c_str(), &st) == 0);
+  return st.st_mode & S_IFMT;
+}
+void remove_all(const std::string& dir) { REQUIRE(std::system(("rm -rf '" + dir + "'").c_str()) == 0); }
+}  // namespace
+
+TEST_CASE("an output that is a FIFO is written through, never replaced") {
+  std::string dir = temp_dir();
+  std::string fifo = dir + "/fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  pid_t reader = ::fork();
+  REQUIRE(reader >= 0);
+  if (reader == 0) {  // a shell's `cat fifo`: what it reads goes back through the pipe
+    ::close(fds[0]);
+    int fd = ::open(fifo.c_str(), O_RDONLY);
+    char buf[256];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) (void)!::write(fds[1], buf, size_t(n));
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  write_output(fifo, "through the fifo\n");
+  std::string got;
+  char buf[256];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, size_t(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(reader, &status, 0);
+  CHECK(got == "through the fifo\n");
+  CHECK(type_of(fifo) == S_IFIFO);
+  CHECK(entries(dir) == 1);
+  remove_all(dir);
+}
+
+TEST_CASE("an output that is a character device is written through, never replaced") {
+  // /dev/null itself, which a replacing rename as root would have destroyed.
+  write_output("/dev/null", "nothing\n");
+  CHECK(type_of("/dev/null") == S_IFCHR);
+  // /dev/full: the device says why it failed; nothing else happens.
+  try {
+    write_output("/dev/full", "x");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::bad_input);
+    CHECK(std::string(e.what()) == "/dev/full (cannot write: No space left on device)");
+  }
+  CHECK(type_of("/dev/full") == S_IFCHR);
+}
+
+TEST_CASE("a symbolic link to a regular file stays a link; its target is replaced whole") {
+  std::string dir = temp_dir();
+  write_output(dir + "/real.json", "old");
+  REQUIRE(::symlink("real.json", (dir + "/link.json").c_str()) == 0);
+  write_output(dir + "/link.json", "new");
+  CHECK(type_of(dir + "/link.json") == S_IFLNK);
+  CHECK(read_back(dir + "/real.json") == "new");
+  CHECK(entries(dir) == 2);
+  // A dangling link makes its target, as a shell redirection does.
+  REQUIRE(::symlink("made.json", (dir + "/dangling.json").c_str()) == 0);
+  write_output(dir + "/dangling.json", "made");
+  CHECK(read_back(dir + "/made.json") == "made");
+  remove_all(dir);
+}
+
+TEST_CASE("a link into /proc, as /dev/stdout is, names an open file: written through") {
+  std::string dir = temp_dir();
+  std::string path = dir + "/stdout.txt";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  REQUIRE(fd >= 0);
+  REQUIRE(::symlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), (dir + "/out").c_str()) == 0);
+  write_output(dir + "/out", "via the descriptor");
+  ::close(fd);
+  CHECK(type_of(dir + "/out") == S_IFLNK);
+  CHECK(read_back(path) == "via the descriptor");
+  remove_all(dir);
+}
+
+TEST_CASE("an output over an existing file keeps that file's permissions") {
+  std::string dir = temp_dir();
+  std::string path = dir + "/secret.json";
+  write_output(path, "first");
+  REQUIRE(::chmod(path.c_str(), 0600) == 0);
+  write_output(path, "second");
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+  REQUIRE(::chmod(path.c_str(), 0640) == 0);
+  write_output(path, "third");
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+  remove_all(dir);
+}
+
+TEST_CASE("an output that names a directory is refused before anything is written") {
+  std::string dir = temp_dir();
+  try {
+    OutputFile out(dir);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == dir + " (is a directory)");
+  }
+  CHECK(entries(dir) == 0);
+  remove_all(dir);
+}
+
+TEST_CASE("an output that would replace an input of the command is a usage error, the input untouched") {
+  std::string dir = temp_dir();
+  std::string in = dir + "/in.json", alias = dir + "/alias.json";
+  write_output(in, "the input");
+  REQUIRE(::symlink("in.json", alias.c_str()) == 0);
+  track_inputs(true);
+  CHECK(read_file(in) == "the input");
+  for (const std::string& out : {in, alias}) {
+    try {
+      write_output(out, "clobbered");
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::usage);
+      CHECK(std::string(e.what()) == out + " (is an input of this command: writing it would replace that input)");
+    }
+  }
+  CHECK(read_back(in) == "the input");
+  CHECK(entries(dir) == 2);
+  track_inputs(false);  // forgets: the same write is now allowed
+  write_output(in, "rewritten");
+  CHECK(read_back(in) == "rewritten");
+  remove_all(dir);
+}
+
+TEST_CASE("a command's outputs are all or nothing") {
+  std::string dir = temp_dir();
+  {
+    OutputSet set;
+    set.add(dir + "/a.txt", "a");
+    set.add(dir + "/b.txt", "b");
+    CHECK(entries(dir) == 2);  // two temporaries, not yet the outputs
+    // Destroyed without commit: an error on the way.
+  }
+  CHECK(entries(dir) == 0);
+  {
+    OutputSet set;
+    set.add(dir + "/a.txt", "a");
+    CHECK_THROWS_AS(set.add("/nonexistent-dir-gs/b.txt", "b"), Error);
+  }
+  CHECK(entries(dir) == 0);
+  {
+    // A device that fails at the end: the files are never published.
+    OutputSet set;
+    set.add(dir + "/a.txt", "a");
+    set.add("/dev/full", "b");
+    CHECK_THROWS_AS(set.commit(), Error);
+  }
+  CHECK(entries(dir) == 0);
+  {
+    OutputSet set;
+    set.add(dir + "/a.txt", "a");
+    set.add(dir + "/b.txt", "b");
+    set.commit();
+  }
+  CHECK(read_back(dir + "/a.txt") == "a");
+  CHECK(read_back(dir + "/b.txt") == "b");
+  CHECK(entries(dir) == 2);
+  remove_all(dir);
+}
+
+TEST_CASE("two outputs of one command naming the same file are a usage error") {
+  std::string dir = temp_dir();
+  OutputSet set;
+  set.add(dir + "/a.txt", "one");
+  set.add(dir + "/../" + dir.substr(dir.rfind('/') + 1) + "/a.txt", "two");
+  try {
+    set.commit();
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::usage);
+    CHECK(std::string(e.what()).find("names the same file as another output of this command") != std::string::npos);
+  }
+  remove_all(dir);
+}
+
+TEST_CASE("a stream that plainly is not what is expected is refused at its first bytes") {
+  // /dev/zero: refused at once, not after reading 4 GiB.
+  try {
+    read_file("/dev/zero", json_head);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "/dev/zero (not JSON: it starts with byte 0x00)");
+  }
+  // The same check does not apply to regular files (their reader says what
+  // is wrong), nor does it refuse JSON arriving a few bytes at a time.
+  std::string dir = temp_dir();
+  write_output(dir + "/x.txt", "not json");
+  CHECK(read_file(dir + "/x.txt", json_head) == "not json");
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  pid_t writer = ::fork();
+  REQUIRE(writer >= 0);
+  if (writer == 0) {
+    ::close(fds[0]);
+    for (const char* piece : {"  \n", "{", "\"a\"", ": 1}"}) {
+      (void)!::write(fds[1], piece, std::strlen(piece));
+      ::usleep(1000);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  CHECK(read_file("/proc/self/fd/" + std::to_string(fds[0]), json_head) == "  \n{\"a\": 1}");
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(writer, &status, 0);
+  remove_all(dir);
 }
