@@ -128,6 +128,93 @@ import json, sys
 r = json.load(open(sys.argv[1])); r["processes"][1]["dir"] = ".."; json.dump(r, open(sys.argv[1], "w"))
 PY
 bad escape "$work/escape"
+
+# The one resolver of a run directory's names (lib/inspect/run_dir.h):
+# `report RUN_DIR` and `ranks RUN_DIR` refuse alike every name that leaves
+# the run directory (.., an absolute name, a process dir of ../.., a
+# symlink pointing out) and every name that is no regular file (a FIFO as a
+# graph or as index.json): exit 3, one line naming the index entry, nothing
+# written. Under timeout: a FIFO opened for reading would block forever.
+# secret.json sits beside the run directories: a real graph, so that
+# following a name to it would succeed.
+cp "$data/attach/profile/pid-787/graph-2.json" "$work/secret.json"
+edit() {  # edit DIR CODE [VALUE]: runs CODE on the run index r (v: VALUE), writes it back
+  python3 - "$1/index.json" "$2" "${3:-}" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+v = sys.argv[3]
+exec(sys.argv[2])
+json.dump(r, open(sys.argv[1], "w"))
+PY
+}
+refused() {  # refused NAME DIR TEXT: both commands exit 3 with one line holding TEXT
+  local name=$1 dir=$2 text=$3 cmd out rc
+  for cmd in report ranks; do
+    out="$work/$name.$cmd.html"
+    timeout 30 "$gs" "$cmd" "$dir" -o "$out" > "$work/$name.$cmd.out" 2> "$work/$name.$cmd.err"
+    rc=$?
+    [ "$rc" -eq 124 ] && fail "$name ($cmd): still running after 30 s (blocked?)"
+    [ "$rc" -eq 3 ] || fail "$name ($cmd): exit $rc, expected 3: $(cat "$work/$name.$cmd.err")"
+    [ "$(wc -l < "$work/$name.$cmd.err")" -eq 1 ] || fail "$name ($cmd): not one line: $(cat "$work/$name.$cmd.err")"
+    grep -q "^graphscope: " "$work/$name.$cmd.err" || fail "$name ($cmd): not a graphscope: line"
+    grep -qF -- "$text" "$work/$name.$cmd.err" || fail "$name ($cmd): does not say '$text': $(cat "$work/$name.$cmd.err")"
+    [ -e "$out" ] && fail "$name ($cmd): an output was written"
+  done
+}
+# The same run, untouched, makes a page: the refusals below are the names'.
+timeout 60 "$gs" report "$work/same" -o "$work/same.html" 2> "$work/same_report.err" ||
+  fail "same: report failed: $(cat "$work/same_report.err")"
+[ -s "$work/same.html" ] || fail "same: report wrote no page"
+make_run "$work/esc_dotdot"
+edit "$work/esc_dotdot" 'r["processes"][0]["graphs"][0]["file"] = "../../secret.json"'
+refused esc_dotdot "$work/esc_dotdot" \
+  "esc_dotdot/index.json (processes[0].graphs[0].file: \"../../secret.json\" resolves outside the run directory)"
+make_run "$work/esc_trace"
+edit "$work/esc_trace" 'r["processes"][1]["graphs"][0]["trace"] = "../../secret.json"'
+refused esc_trace "$work/esc_trace" '(processes[1].graphs[0].trace: "../../secret.json" resolves outside the run directory)'
+make_run "$work/esc_absolute"
+edit "$work/esc_absolute" 'r["processes"][0]["graphs"][0]["file"] = v' "$work/secret.json"
+refused esc_absolute "$work/esc_absolute" "(processes[0].graphs[0].file: \"$work/secret.json\" is an absolute path"
+make_run "$work/esc_dir"
+edit "$work/esc_dir" 'r["processes"][1]["dir"] = "../.."'
+refused esc_dir "$work/esc_dir" '(processes[1].dir: "../.." resolves outside the run directory)'
+make_run "$work/esc_symlink"
+rm "$work/esc_symlink/rank-0/graph-2.json"
+ln -s ../../secret.json "$work/esc_symlink/rank-0/graph-2.json"
+refused esc_symlink "$work/esc_symlink" '(processes[0].graphs[0].file: "graph-2.json" resolves outside the run directory)'
+make_run "$work/fifo_graph"
+rm "$work/fifo_graph/rank-1/graph-2.json"
+mkfifo "$work/fifo_graph/rank-1/graph-2.json"
+refused fifo_graph "$work/fifo_graph" '(processes[1].graphs[0].file: "graph-2.json" is a FIFO, not a regular file)'
+make_run "$work/fifo_index"
+rm "$work/fifo_index/index.json"
+mkfifo "$work/fifo_index/index.json"
+refused fifo_index "$work/fifo_index" "fifo_index/index.json (is a FIFO, not a regular file)"
+
+# A trace is read once however many entries name it: the recorded profiled
+# run with each rank's graph entry repeated 2,000 times (4,000 entries, each
+# rank's trace named by 2,000). Before the trace cache every row read and
+# parsed each rank's trace again; 60 s bounds it on any machine with the cache.
+cp -R "$data/ranks/r_prof" "$work/many"
+edit "$work/many" '
+for p in r["processes"]:
+    p["graphs"] = [dict(g) for g in p["graphs"] for _ in range(2000)]'
+start=$(date +%s)
+timeout 60 "$gs" ranks "$work/many" --json -o "$work/many.json" 2> "$work/many.err"
+rc=$?
+echo "ranks of 4,000 entries naming 2 traces: exit $rc in $(( $(date +%s) - start )) s"
+if [ "$rc" -ne 0 ]; then
+  fail "many: exit $rc$([ "$rc" -eq 124 ] && echo ', still running after 60 s'): $(cat "$work/many.err")"
+else
+  python3 - "$work/many.json" <<'PY' || fail "many: not every row has its waits"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["graphs"]) == 2000, len(r["graphs"])
+for g in r["graphs"]:
+    p = [x["profile"] for x in g["ranks"]]
+    assert p[1]["arrived_last"] == 19 and p[0]["collective_wait_us"] > 1, p
+PY
+fi
 # No trace to merge in a run that was not profiled.
 make_run "$work/noprof"
 python3 - "$work/noprof/index.json" <<'PY'

@@ -2,22 +2,19 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 
-#include "chrome_trace.h"
 #include "collective.h"
 #include "demangle.h"
 #include "error.h"
 #include "hash.h"
-#include "io.h"
 #include "load.h"
 #include "profile_json.h"
+#include "run_dir.h"
 #include "stats.h"
 #include "text.h"
 
 namespace graphscope {
-namespace fs = std::filesystem;
 
 bool RankRow::same() const {
   return std::all_of(ranks.begin(), ranks.end(), [](const RankMatch& m) { return m.same; });
@@ -29,13 +26,6 @@ bool RanksResult::same() const {
 
 namespace {
 
-// A name from an index that must stay inside the run directory.
-std::string inside(const std::string& name, const std::string& what) {
-  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
-    throw Error(ExitCode::bad_input, what + " '" + name + "'", "not a plain name inside the run directory");
-  return name;
-}
-
 double collective_us(const ProfileDocument& p) {
   double us = 0;
   for (size_t i = 0; i < p.report.nodes.size() && i < p.nodes.size(); ++i) {
@@ -45,7 +35,19 @@ double collective_us(const ProfileDocument& p) {
   return us;
 }
 
-RankProcess load_rank(const AttachRun::Process& p, const std::string& run_dir, bool& profiled) {
+// What one command reads from the run directory: every name through the
+// one resolver (run_dir.h), each trace parsed once, and what is made of
+// each profile file and each trace once, however many entries name them
+// (an index may name one file thousands of times).
+struct Reading {
+  const RunDirectory& dir;
+  RunTraces& traces;
+  std::map<std::string, double> collective_us;                     // by the profile's real path
+  std::map<const Trace*, std::vector<uint64_t>> collective_starts;  // of each trace, sorted
+};
+
+RankProcess load_rank(const AttachRun& run, size_t process, Reading& in, bool& profiled) {
+  const AttachRun::Process& p = run.processes[process];
   const AttachIndex& x = p.index;
   RankProcess r;
   r.rank = x.rank->rank;
@@ -53,7 +55,7 @@ RankProcess load_rank(const AttachRun::Process& p, const std::string& run_dir, b
   r.world_size = x.rank->world_size;
   r.source = x.rank->source;
   r.pid = x.pid;
-  r.dir = inside(p.dir, "process directory");
+  r.dir = p.dir;
   if (x.device) {
     r.device = x.device->ordinal;
     r.device_name = x.device->name;
@@ -61,13 +63,15 @@ RankProcess load_rank(const AttachRun::Process& p, const std::string& run_dir, b
   }
   // The current versions, in capture order (an updated exec graph's older
   // versions are superseded: the job runs the last one).
-  for (const AttachedGraph& a : x.graphs) {
+  for (size_t i = 0; i < x.graphs.size(); ++i) {
+    const AttachedGraph& a = x.graphs[i];
     if (a.superseded) continue;
     RankGraph g;
     g.exec_graph_id = a.exec_graph_id;
     g.version = a.version;
-    g.file = r.dir + "/" + inside(a.file, "graph file");
-    g.doc = load_graph((fs::path(run_dir) / g.file).string());
+    g.file = r.dir + "/" + a.file;
+    const RunFile file = in.dir.resolve(run, process, i, RunName::file);
+    g.doc = parse_graph(in.dir.read(file), file.path);
     g.nodes = g.doc.root.nodes.size();
     g.collectives = count_collectives(g.doc.root);
     if (a.profiled) {
@@ -77,9 +81,19 @@ RankProcess load_rank(const AttachRun::Process& p, const std::string& run_dir, b
       q.critical_path_us = a.critical_path_us;
       q.fake = a.fake;
       q.blocking = a.blocking;
-      const std::string profile = (fs::path(run_dir) / r.dir / inside(a.profile_file, "profile file")).string();
-      q.collective_us = collective_us(read_profile_json(read_file(profile), profile));
-      q.trace_file = r.dir + "/" + inside(a.trace_file, "trace file");
+      const RunFile profile = in.dir.resolve(run, process, i, RunName::profile);
+      auto [us, fresh] = in.collective_us.try_emplace(profile.real, 0.0);
+      if (fresh) us->second = collective_us(read_profile_json(in.dir.read(profile), profile.path));
+      q.collective_us = us->second;
+      // A trace that leaves the run directory or is no regular file is bad
+      // input; one that cannot be read or parsed only costs the waits.
+      const RunFile trace = in.dir.resolve(run, process, i, RunName::trace);
+      q.trace_file = r.dir + "/" + a.trace_file;
+      try {
+        q.trace = in.traces.get(trace);
+      } catch (const Error& e) {
+        q.trace_error = e.what();
+      }
       g.profile = q;
       profiled = true;
     }
@@ -149,37 +163,33 @@ std::vector<std::string> rank_diff_lines(const GraphDiff& d) {
 // The waits at collectives of one row whose graphs every rank profiled:
 // the k-th collective kernel of each rank's trace (by start) is one
 // collective; the ranks that started it before the last one waited.
-static void collective_waits(RanksResult& r, RankRow& row) {
+static void collective_waits(RanksResult& r, RankRow& row, Reading& in) {
   std::vector<RankProfile*> profs;
-  std::vector<std::vector<uint64_t>> starts;
+  std::vector<const std::vector<uint64_t>*> starts;
   for (const RankMatch& m : row.ranks) {
     if (!m.graph) return;
     RankGraph& g = r.ranks[m.rank].graphs[*m.graph];
-    if (!g.profile || g.profile->trace_file.empty()) return;
-    const std::string path = (fs::path(r.run_dir) / g.profile->trace_file).string();
-    Trace t;
-    try {
-      t = read_chrome_trace(read_file(path), path);
-    } catch (const Error&) {
-      return;  // no waits without the trace; the rest of the report stands
+    if (!g.profile || !g.profile->trace) return;  // no waits without the trace; the rest of the report stands
+    const Trace& t = *g.profile->trace;
+    auto [s, fresh] = in.collective_starts.try_emplace(&t);
+    if (fresh) {
+      for (const Activity& a : t.activities)
+        if (a.kind == ActivityKind::kernel && a.name < t.names.size() && is_collective_kernel(t.names[a.name]))
+          s->second.push_back(a.start_ns);
+      std::sort(s->second.begin(), s->second.end());
     }
-    std::vector<uint64_t> s;
-    for (const Activity& a : t.activities)
-      if (a.kind == ActivityKind::kernel && a.name < t.names.size() && is_collective_kernel(t.names[a.name]))
-        s.push_back(a.start_ns);
-    std::sort(s.begin(), s.end());
-    if (s.empty() || (!starts.empty() && s.size() != starts[0].size())) return;
+    if (s->second.empty() || (!starts.empty() && s->second.size() != starts[0]->size())) return;
     profs.push_back(&*g.profile);
-    starts.push_back(std::move(s));
+    starts.push_back(&s->second);
   }
-  const size_t n = starts.empty() ? 0 : starts[0].size();
+  const size_t n = starts.empty() ? 0 : starts[0]->size();
   std::vector<std::vector<double>> waited(profs.size());
   for (size_t k = 0; k < n; ++k) {
     uint64_t last = 0;
-    for (const auto& s : starts) last = std::max(last, s[k]);
+    for (const auto* s : starts) last = std::max(last, (*s)[k]);
     for (size_t i = 0; i < profs.size(); ++i) {
-      waited[i].push_back(double(last - starts[i][k]) / 1000.0);
-      if (starts[i][k] == last) ++profs[i]->arrived_last;
+      waited[i].push_back(double(last - (*starts[i])[k]) / 1000.0);
+      if ((*starts[i])[k] == last) ++profs[i]->arrived_last;
     }
   }
   for (size_t i = 0; i < profs.size(); ++i) {
@@ -188,7 +198,8 @@ static void collective_waits(RanksResult& r, RankRow& row) {
   }
 }
 
-RanksResult compare_ranks(const AttachRun& run, const std::string& run_dir) {
+RanksResult compare_ranks(const AttachRun& run, const RunDirectory& dir, RunTraces& traces) {
+  const std::string& run_dir = dir.dir();
   RanksResult r;
   r.run_dir = run_dir;
   std::vector<const AttachRun::Process*> ranked;
@@ -208,7 +219,8 @@ RanksResult compare_ranks(const AttachRun& run, const std::string& run_dir) {
       r.notes.push_back("rank " + std::to_string(ranked[i]->index.rank->rank) + " is held by pid " +
                         std::to_string(ranked[i - 1]->index.pid) + " and pid " + std::to_string(ranked[i]->index.pid) +
                         " (a forked worker that inherited it?): both are compared");
-  for (const auto* p : ranked) r.ranks.push_back(load_rank(*p, run_dir, r.profiled));
+  Reading in{dir, traces, {}, {}};
+  for (const auto* p : ranked) r.ranks.push_back(load_rank(run, size_t(p - run.processes.data()), in, r.profiled));
 
   const std::vector<RankGraph>& ref = r.ranks[0].graphs;
   std::vector<uint64_t> ref_keys;
@@ -284,17 +296,20 @@ RanksResult compare_ranks(const AttachRun& run, const std::string& run_dir) {
     }
   }
   if (r.profiled)
-    for (RankRow& row : r.rows) collective_waits(r, row);
+    for (RankRow& row : r.rows) collective_waits(r, row, in);
   return r;
 }
 
+RanksResult compare_ranks(const AttachRun& run, const std::string& run_dir) {
+  RunDirectory dir(run_dir);
+  RunTraces traces(dir);
+  return compare_ranks(run, dir, traces);
+}
+
 RanksResult compare_ranks(const std::string& run_dir) {
-  std::error_code ec;
-  if (!fs::is_directory(run_dir, ec))
-    throw Error(ExitCode::bad_input, run_dir, "not a directory; give the --out-dir of capture --exec or profile --exec");
-  const std::string index = (fs::path(run_dir) / "index.json").string();
-  AttachRun run = read_attach_run(read_file(index), index);
-  return compare_ranks(run, run_dir);
+  RunDirectory dir(run_dir);
+  RunTraces traces(dir);
+  return compare_ranks(dir.read_index(), dir, traces);
 }
 
 std::string ranks_summary_line(const AttachRun& run, const std::string& run_dir) {

@@ -11,12 +11,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "attach_json.h"
 #include "diff.h"
+#include "run_dir.h"
+#include "trace.h"
 
 namespace graphscope {
 
@@ -27,6 +30,11 @@ struct RankProfile {
   uint64_t fake = 0, blocking = 0;
   double collective_us = 0;  // sum of the median durations of its collective kernels
   std::string trace_file;    // relative to the run directory
+  // The trace, read and parsed once however many graphs name it (shared
+  // with them); null when it could not be read or parsed (trace_error says
+  // why): then there are no waits.
+  std::shared_ptr<const Trace> trace;
+  std::string trace_error;
   // Across ranks (every rank's trace of the graph with as many collective
   // kernels, paired by start order on the ranks' common clock): how long
   // this rank waited at a collective for the last rank to arrive (median
@@ -83,11 +91,17 @@ struct RanksResult {
 };
 
 /// Compares the ranks of a run index (the processes that carry a rank).
-/// Graph (and profile) files are read below run_dir. Throws Error(bad_input)
-/// with fewer than two ranked processes, two processes with one rank, or a
-/// graph file that is missing or unreadable.
+/// Every file the index names is read through dir's resolver (run_dir.h),
+/// each trace once through traces. Throws Error(bad_input) with fewer than
+/// two ranked processes, or when a graph, profile or trace name of a ranked
+/// process is refused by the resolver (outside the run directory, not a
+/// regular file, missing), or a graph or profile file is unreadable or
+/// malformed (a trace that cannot be read or parsed only leaves the waits
+/// out).
+RanksResult compare_ranks(const AttachRun& run, const RunDirectory& dir, RunTraces& traces);
+/// The same, with a resolver and trace cache of its own for run_dir.
 RanksResult compare_ranks(const AttachRun& run, const std::string& run_dir);
-/// Reads RUN_DIR/index.json, then compare_ranks.
+/// Reads RUN_DIR/index.json (RunDirectory::read_index), then compare_ranks.
 RanksResult compare_ranks(const std::string& run_dir);
 
 /// The differences of b against a in diff's terms, one line per group:

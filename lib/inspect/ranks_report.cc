@@ -20,7 +20,7 @@ namespace {
 
 std::string device_text(const RankProcess& p) {
   std::string s = p.device ? "GPU " + std::to_string(*p.device) : std::string("GPU ?");
-  if (!p.pci_bus_id.empty()) s += " " + p.pci_bus_id;
+  if (!p.pci_bus_id.empty()) s += " " + printable(p.pci_bus_id);
   return s;
 }
 
@@ -92,7 +92,9 @@ std::string format_ranks(const RanksResult& r) {
            device_text(p) + ")";
   }
   out += "\n";
-  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  // Notes and difference lines name kernels and files from the ranks'
+  // documents: escaped for the terminal (printable).
+  for (const auto& n : r.notes) out += "note: " + printable(n) + "\n";
   const RankProcess& ref = r.ranks[0];
   for (const RankRow& row : r.rows) {
     if (row.reference) {
@@ -109,12 +111,12 @@ std::string format_ranks(const RanksResult& r) {
         const RankProcess& p = r.ranks[m.rank];
         std::string line = "  rank " + std::to_string(p.rank);
         if (!m.graph) {
-          out += line + " " + m.lines.front() + "\n";
+          out += line + " " + printable(m.lines.front()) + "\n";
           continue;
         }
         const RankGraph& b = p.graphs[*m.graph];
         line += " differs from rank " + std::to_string(ref.rank) + ": ";
-        for (size_t i = 0; i < m.lines.size(); ++i) line += (i ? "; " : "") + m.lines[i];
+        for (size_t i = 0; i < m.lines.size(); ++i) line += (i ? "; " : "") + printable(m.lines[i]);
         if (b.collectives != g.collectives)
           line += " (collectives " + std::to_string(b.collectives) + " vs " + std::to_string(g.collectives) + ")";
         if (m.paired_by == "structure" || *m.graph != *row.reference)
@@ -126,7 +128,7 @@ std::string format_ranks(const RanksResult& r) {
         if (m.graph) {
           const RankProcess& p = r.ranks[m.rank];
           out += "rank " + std::to_string(p.rank) + " graph #" + std::to_string(*m.graph) + " (" +
-                 graph_text(p.graphs[*m.graph]) + "): " + m.lines.front() + "\n";
+                 graph_text(p.graphs[*m.graph]) + "): " + printable(m.lines.front()) + "\n";
         }
     }
   }
@@ -230,15 +232,19 @@ std::string merge_rank_traces(const RanksResult& r) {
   struct Part {
     const RankProcess* p;
     uint32_t exec_graph_id;
-    Trace t;
+    const Trace& t;
   };
+  // The traces compare_ranks read (once each, however many graphs name
+  // them); a rank's trace named by several of its graphs is merged once.
   std::vector<Part> parts;
+  std::set<std::pair<int64_t, const Trace*>> merged;
   uint64_t base = UINT64_MAX;
   for (const RankProcess& p : r.ranks)
     for (const RankGraph& g : p.graphs) {
       if (!g.profile) continue;
-      const std::string path = (fs::path(r.run_dir) / g.profile->trace_file).string();
-      parts.push_back({&p, g.exec_graph_id, read_chrome_trace(read_file(path), path)});
+      if (!g.profile->trace) throw Error(ExitCode::bad_input, g.profile->trace_error, "");
+      if (!merged.insert({p.rank, g.profile->trace.get()}).second) continue;
+      parts.push_back({&p, g.exec_graph_id, *g.profile->trace});
       for (const Activity& a : parts.back().t.activities) base = std::min(base, a.start_ns);
     }
   if (parts.empty())

@@ -16,6 +16,10 @@ written to a temporary JSON file for the call: so graph_data(g) or a
 PyTorch get_graph_data() dict can go straight into dump, diff, check and
 profile (reports then name the temporary file where they name the input).
 
+A path holding a NUL byte raises ValueError before the library is called
+(the C API takes C strings: the path would end at the NUL and name another
+file); so does any text argument holding one.
+
 Errors raise GraphscopeError, whose code is graphscope's exit code (2 bad
 arguments or options, 3 a bad input file, 4 a CUDA, CUPTI or device error)
 and whose message is the CLI's one line, "graphscope: <what> (<why>)". A
@@ -67,6 +71,15 @@ def api_version():
     return _load_library().gs_api_version()
 
 
+def _checked_path(path, what):
+    """path (str or bytes) as it is; ValueError naming it when it holds a NUL
+    byte, which would end the C string early: "forkjoin.json\\0.evil" would
+    read forkjoin.json."""
+    if (b"\0" if isinstance(path, bytes) else "\0") in path:
+        raise ValueError("%s %r contains a NUL byte: no file has that name" % (what, path))
+    return path
+
+
 @contextlib.contextmanager
 def _path_of(document, what):
     """Yields the path to give the library for a document argument: a path as
@@ -85,7 +98,7 @@ def _path_of(document, what):
     except TypeError:
         raise TypeError("%s must be a path (str, bytes or os.PathLike) or a dict, not %s"
                         % (what, type(document).__name__)) from None
-    yield os.fsencode(path)
+    yield os.fsencode(_checked_path(path, what))
 
 
 def _options(**options):
@@ -113,7 +126,7 @@ def dump(path, format="summary", fold=True, svg_max_nodes=5000):
     if not isinstance(format, str):
         raise TypeError("format must be one of %s, not %s" % (", ".join(DUMP_FORMATS), type(format).__name__))
     with _path_of(path, "path") as p:
-        _, text = _call("gs_dump", p, _encode(format), _options(fold=fold, svg_max_nodes=svg_max_nodes))
+        _, text = _call("gs_dump", p, _encode(format, "format"), _options(fold=fold, svg_max_nodes=svg_max_nodes))
     return text
 
 
@@ -139,7 +152,7 @@ def _rules_text(rules):
     if isinstance(rules, str) and rules.lstrip().startswith("{"):
         return rules, None
     try:
-        path = os.fsdecode(os.fspath(rules))
+        path = os.fsdecode(_checked_path(os.fspath(rules), "rules"))
     except TypeError:
         raise TypeError("rules must be a dict, JSON text or the path of a rules file, not %s"
                         % type(rules).__name__) from None
@@ -173,7 +186,7 @@ def check(graph, rules=None, profile=None):
         g = stack.enter_context(_path_of(graph, "graph"))
         p = None if profile is None else stack.enter_context(_path_of(profile, "profile"))
         options = {"rules_file": rules_path, "profile": None if p is None else os.fsdecode(p)}
-        _, out = _call("gs_check", g, _encode(text), _options(**options))
+        _, out = _call("gs_check", g, _encode(text, "rules"), _options(**options))
     return json.loads(out)
 
 

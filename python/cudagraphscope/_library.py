@@ -128,5 +128,11 @@ def call(name, *args):
     raise GraphscopeError(code, message or "graphscope: %s failed with exit code %d" % (name, code))
 
 
-def encode(text):
-    return None if text is None else text.encode("utf-8")
+def encode(text, what="text"):
+    """text as the C string the C API takes (UTF-8); ValueError when it holds a
+    NUL byte, where the C string would end."""
+    if text is None:
+        return None
+    if "\0" in text:
+        raise ValueError("%s %r contains a NUL byte" % (what, text if len(text) <= 200 else text[:200] + "..."))
+    return text.encode("utf-8")

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import unittest
+from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -383,6 +384,48 @@ class ErrorTest(unittest.TestCase):
     def test_a_path_of_the_wrong_type_is_a_typeerror(self):
         with self.assertRaises(TypeError):
             gs.load(42)
+
+
+class NulPathTest(unittest.TestCase):
+    """A C string ends at its first NUL: "forkjoin.json\\0.evil" would read
+    forkjoin.json. Every path argument (str, bytes or os.PathLike) holding
+    one is a ValueError naming it, raised before the library is called."""
+
+    EVIL = FORKJOIN + "\0.evil"
+
+    def calls(self, p):
+        trace = ProfileTest.TRACE
+        return {
+            "load": lambda: gs.load(p),
+            "dump": lambda: gs.dump(p),
+            "diff a": lambda: gs.diff(p, FORKJOIN),
+            "diff b": lambda: gs.diff(FORKJOIN, p),
+            "check graph": lambda: gs.check(p, {"max_nodes": 1}),
+            "check rules": lambda: gs.check(FORKJOIN, p),
+            "check profile": lambda: gs.check(FORKJOIN, {"max_nodes": 1}, profile=p),
+            "profile graph": lambda: gs.profile(p, trace),
+            "profile trace": lambda: gs.profile(ProfileTest.GRAPH, p),
+        }
+
+    def test_a_path_with_a_nul_byte_is_a_valueerror_naming_it_before_the_library_is_called(self):
+        for kind, p in (("str", self.EVIL), ("bytes", os.fsencode(self.EVIL)), ("PathLike", pathlib.Path(self.EVIL))):
+            for name, call in self.calls(p).items():
+                with self.subTest(kind=kind, call=name), \
+                        mock.patch.object(gs, "_call", side_effect=AssertionError("the library was called")):
+                    with self.assertRaises(ValueError) as e:
+                        call()
+                    self.assertIn(repr(os.fspath(p)), str(e.exception))
+
+    def test_the_path_before_the_nul_byte_is_a_real_file(self):
+        # The test above means something: cut at the NUL, the path reads.
+        self.assertEqual(gs.load(self.EVIL.split("\0")[0])["schema"], "graphscope.graph/1")
+
+    def test_text_arguments_with_a_nul_byte_are_a_valueerror_too(self):
+        with mock.patch.object(gs, "_call", side_effect=AssertionError("the library was called")):
+            with self.assertRaises(ValueError):
+                gs.dump(FORKJOIN, "json\0svg")
+            with self.assertRaises(ValueError):
+                gs.check(FORKJOIN, '{"max_nodes": 1}\0{"max_nodes": 0}')
 
 
 class FakeGraph:

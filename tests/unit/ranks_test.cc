@@ -12,6 +12,8 @@
 #include "inspect/graph_json.h"
 #include "inspect/io.h"
 #include "inspect/ranks.h"
+#include "inspect/run_dir.h"
+#include "test_data.h"
 
 using namespace graphscope;
 namespace fs = std::filesystem;
@@ -125,7 +127,7 @@ TEST_CASE("a rank with an extra graph differs; a rank with one graph fewer says 
         std::string::npos);
 }
 
-TEST_CASE("fewer than two ranked processes, or a missing graph file, is bad input") {
+TEST_CASE("fewer than two ranked processes, a missing graph file or one outside the run is bad input") {
   RunDir d("bad");
   d.rank(0, {layer(2)});
   auto code = [&] {
@@ -140,8 +142,40 @@ TEST_CASE("fewer than two ranked processes, or a missing graph file, is bad inpu
   d.rank(1, {layer(2)});
   fs::remove(d.dir / "rank-1" / "graph-2.json");
   CHECK(code() == int(ExitCode::bad_input));
+  // A name may reach another directory inside the run (run_dir.h), not
+  // beyond it.
   d.run.processes[1].index.graphs[0].file = "../rank-0/graph-2.json";
+  CHECK(code() == 0);
+  d.run.processes[1].index.graphs[0].file = "../../rank-0/graph-2.json";
   CHECK(code() == int(ExitCode::bad_input));
+}
+
+TEST_CASE("a trace that a thousand graphs of a rank name is read once, and their waits come from it") {
+  // The recorded profiled run (tests/data/ranks/r_prof), each rank's graph
+  // entry repeated: every row still gets its waits, from one reading of
+  // each rank's trace.
+  const fs::path dir = fs::temp_directory_path() / "gs_ranks_one_trace";
+  fs::remove_all(dir);
+  fs::copy(test::data_path("ranks/r_prof"), dir, fs::copy_options::recursive);
+  RunDirectory files(dir.string());
+  AttachRun run = files.read_index();
+  for (auto& p : run.processes)
+    if (!p.index.graphs.empty()) {
+      const AttachedGraph one = p.index.graphs[0];
+      p.index.graphs.assign(1000, one);
+    }
+  RunTraces traces(files);
+  RanksResult r = compare_ranks(run, files, traces);
+  CHECK(traces.files_read() == 2);
+  REQUIRE(r.rows.size() == 1000);
+  for (const RankRow& row : r.rows)
+    for (const RankMatch& m : row.ranks) {
+      const RankProfile& q = *r.ranks[m.rank].graphs[*m.graph].profile;
+      CHECK(q.collectives_timed == 19);
+      CHECK(q.collective_wait_us.has_value());
+    }
+  CHECK(r.ranks[0].graphs[0].profile->trace == r.ranks[0].graphs[999].profile->trace);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("the rank comes from torchrun's, Open MPI's, MPICH's or Slurm's variables, read strictly") {
