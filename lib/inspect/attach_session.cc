@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "demangle.h"
+#include "text.h"
 
 namespace graphscope {
 
@@ -299,7 +300,10 @@ std::string AttachSession::report_text(const std::function<std::string(size_t g)
     out += "== pid " + std::to_string(index_.pid) + ", exec graph " + std::to_string(x.exec_graph_id) +
            (x.version > 1 ? " version " + std::to_string(x.version) : std::string()) + " (" +
            std::to_string(x.nodes) + " nodes, " + std::to_string(x.launches) + " launches)\n";
-    out += x.profiled ? report_of(g) : "not profiled: " + x.profile_error + "\n";
+    // The reason may quote a name or a path from the process: one line,
+    // escaped; the report keeps its lines, nothing in it reaches the
+    // terminal raw.
+    out += x.profiled ? terminal_safe(report_of(g)) : "not profiled: " + printable(x.profile_error) + "\n";
     out += "\n";
   }
   return out;

@@ -11,7 +11,8 @@ namespace graphscope {
 namespace {
 
 // Short names for kinds, made longer where two kinds in one report would
-// read the same.
+// read the same; escaped for the terminal (printable), as every name from
+// the documents in this report.
 class Namer {
  public:
   void add(const NodeKind& k) {
@@ -27,14 +28,14 @@ class Namer {
         auto it = count_.find(s);
         if (it != count_.end() && it->second > 1) {
           std::string full = demangle(k.name);
-          s = full.size() > 100 ? full.substr(0, 97) + "..." : full;
+          s = shortened(full, 100);
         }
-        return s;
+        return printable(s);
       }
       case NodeType::conditional:
-        return "conditional " + (k.name.empty() ? std::string("?") : k.name);
+        return "conditional " + (k.name.empty() ? std::string("?") : printable(k.name));
       case NodeType::unknown:
-        return k.name.empty() ? std::string("unknown") : k.name;
+        return k.name.empty() ? std::string("unknown") : printable(k.name);
       default:
         return std::string(to_string(k.type));
     }
@@ -70,7 +71,6 @@ struct Writer {
   const Namer& name;
   size_t max_lines;
   std::string out;
-  char buf[1024];
 
   void line(const std::string& indent, const std::string& s) { out += indent + s + "\n"; }
 
@@ -84,9 +84,10 @@ struct Writer {
            "  ... " + plural(groups.size() - max_lines, "more group", "more groups") + " (see --json)");
   }
 
-  std::string counted(size_t n, const std::string& what, const std::string& rest) {
-    std::snprintf(buf, sizeof buf, "%6zu  %-36s  %s", n, what.c_str(), rest.c_str());
-    std::string s = buf;
+  static std::string counted(size_t n, const std::string& what, const std::string& rest) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%6zu  ", n);
+    std::string s = count + padded(what, 36) + "  " + rest;
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s;
   }
@@ -104,7 +105,8 @@ struct Writer {
     });
     section(indent, "changed nodes (A -> B)", d.changed, [&](const ChangeGroup& g) {
       std::string what;
-      for (const auto& f : g.changes) what += (what.empty() ? "" : ", ") + f.field + " " + f.a + " -> " + f.b;
+      for (const auto& f : g.changes)
+        what += (what.empty() ? "" : ", ") + f.field + " " + printable(f.a) + " -> " + printable(f.b);
       return counted(g.nodes.size(), name(g.kind),
                      what + "  (" + examples("node", "nodes", g.nodes, pair_text) + ")");
     });
@@ -191,9 +193,9 @@ struct Writer {
 
 std::string header(const char* side, const std::string& origin, const DocumentFacts& f,
                    const StructureDiff& d, bool is_a) {
-  std::string s = std::string(side) + "  " + origin;
+  std::string s = std::string(side) + "  " + printable(origin);
   std::string what = f.source_format;
-  if (!f.name.empty()) what += (what.empty() ? "" : ", ") + std::string("graph ") + f.name;
+  if (!f.name.empty()) what += (what.empty() ? "" : ", ") + std::string("graph ") + printable(f.name);
   if (!what.empty()) s += " (" + what + ")";
   s += ": " + plural(f.nodes, "node", "nodes") + ", " + plural(f.edges, "edge", "edges");
   size_t depth = is_a ? d.a_depth : d.b_depth, width = is_a ? d.a_width : d.b_width;
@@ -208,10 +210,10 @@ std::string format_diff(const GraphDiff& d, const std::string& a_origin, const s
                         size_t max_lines) {
   Namer namer;
   name_all(d.root, namer);
-  Writer w{namer, std::max<size_t>(1, max_lines), {}, {}};
+  Writer w{namer, std::max<size_t>(1, max_lines), {}};
   w.out += header("A", a_origin, d.a, d.root, true);
   w.out += header("B", b_origin, d.b, d.root, false);
-  for (const auto& n : d.notes) w.out += "note: " + n + "\n";
+  for (const auto& n : d.notes) w.out += "note: " + printable(n) + "\n";
   if (d.same()) {
     // Everything matched: the documents' totals are the matched counts.
     w.out += "same: " + std::string(d.a.nodes > 1 ? "all " : "") + plural(d.a.nodes, "node", "nodes") +
@@ -225,7 +227,7 @@ std::string format_diff(const GraphDiff& d, const std::string& a_origin, const s
   if (d.root.removed_node_edges || d.root.added_node_edges)
     w.out += "(" + plural(d.root.removed_node_edges, "edge", "edges") + " went with the removed nodes, " +
              std::to_string(d.root.added_node_edges) + " came with the added ones)\n";
-  for (const auto& where : d.where) w.out += "where: " + where + "\n";
+  for (const auto& where : d.where) w.out += "where: " + printable(where) + "\n";
   w.out += "\n";
   w.structure(d.root, "");
   return w.out;

@@ -29,6 +29,7 @@
 #include "fold.h"
 #include "graphviz.h"
 #include "origin_view.h"
+#include "text.h"
 
 namespace graphscope {
 namespace {
@@ -67,50 +68,61 @@ std::string dim3_text(const Dim3& d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
 }
 
-/// Makes arbitrary bytes safe for a Graphviz escString (label, tooltip):
-/// invalid UTF-8 and control characters become '?', and backslashes are
-/// doubled so that "\n", "\N", "\G"... in a kernel name stay literal text.
-/// Quotes need nothing here: agwrite quotes and escapes them itself.
+/// Makes arbitrary bytes safe for a Graphviz escString (label, tooltip) and
+/// for the SVG that Graphviz writes from it: control characters (C0, DEL,
+/// C1), code points XML 1.0 cannot hold (U+FFFE, U+FFFF) and each byte of
+/// invalid UTF-8 become '?'; a tab a space. Backslashes are doubled so that
+/// "\n", "\N", "\G"... in a kernel name stay literal text, and '&' is
+/// written "&amp;": Graphviz reads entities in labels ("&#xFFFF;", "&lt;"),
+/// and this one is read back as the literal '&' by every renderer. Quotes
+/// need nothing here: agwrite quotes and escapes them itself.
 std::string esc(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 8);
   size_t i = 0;
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c == '\\') {
-        out += "\\\\";
-      } else if (c == '\t') {
-        out += ' ';
-      } else if (c < 0x20 || c == 0x7f) {
-        out += '?';
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '&') {
+      out += "&amp;";
+    } else if (c == '\t') {
+      out += ' ';
+    } else {
+      const Utf8Char u = utf8_char(s, i);
+      const bool control = u.cp < 0x20 || (u.cp >= 0x7f && u.cp <= 0x9f);
+      if (u.len && xml_char(u.cp) && !control) {
+        out.append(s.data() + i, u.len);
+        i += u.len;
       } else {
-        out += static_cast<char>(c);
+        out += '?';
+        i += u.len ? u.len : 1;
       }
-      ++i;
       continue;
     }
-    // A UTF-8 sequence: copy it whole when well formed, else one '?'.
-    size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    bool ok = len != 0 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k)
-      ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-    if (ok && len == 3) {
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);  // overlong, surrogate
-    }
-    if (ok && len == 4) {
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-    }
-    if (ok) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      out += '?';
-      ++i;
-    }
+    ++i;
   }
+  return out;
+}
+
+/// An escaped text (esc) made ready for a tooltip: Graphviz 2.43 expands a
+/// tooltip's escapes twice (a name's "\\N" would show the node's name), so
+/// each backslash of the escaped text is doubled once more. Line breaks are
+/// added after this (tooltip_lines), as single escapes.
+std::string tooltip_text(std::string_view escaped) {
+  std::string out;
+  out.reserve(escaped.size() + 8);
+  for (char c : escaped) {
+    if (c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// Escaped lines as one tooltip, a line break between them.
+std::string tooltip_lines(const std::vector<std::string>& escaped) {
+  std::string out;
+  for (size_t i = 0; i < escaped.size(); ++i) out += (i ? "\\n" : "") + tooltip_text(escaped[i]);
   return out;
 }
 
@@ -665,7 +677,7 @@ class Builder {
     describe(n, &label, &tip, prefix);
     const NodeStyle st = node_style(n.type);
     set(an, n_label_, join_lines(label, "\\n"));
-    set(an, n_tooltip_, join_lines(tip, "\\n"));
+    set(an, n_tooltip_, tooltip_lines(tip));
     set(an, n_shape_, st.shape);
     set(an, n_style_, st.style);
     set(an, n_fill_, st.fill);
@@ -715,7 +727,7 @@ class Builder {
         if (!cl) graphviz_failed("cannot create Graphviz cluster");
         const std::string lbl = body_label(n, b);
         set(cl, g_label_, lbl);
-        set(cl, g_tooltip_, lbl);
+        set(cl, g_tooltip_, tooltip_text(lbl));
         set(cl, g_style_, n.type == NodeType::conditional ? "rounded,filled,dashed" : "rounded,filled");
         set(cl, g_color_, node_style(n.type).border);
         set(cl, g_fill_, kClusterFill[depth < 2 ? depth : 2]);
@@ -728,7 +740,7 @@ class Builder {
         set(e, e_style_, "solid");
         set(e, e_color_, kBodyEdgeColor);
         set(e, e_arrowhead_, "empty");
-        set(e, e_tooltip_, lbl);
+        set(e, e_tooltip_, tooltip_text(lbl));
       }
     }
   }
@@ -846,7 +858,7 @@ class Builder {
                               what + std::to_string(rp.size) + (rp.size == 1 ? " node" : " nodes") +
                               " each (copy 1 shown)";
       set(cl, g_label_, esc(lbl));
-      set(cl, g_tooltip_, esc(std::to_string(rp.count) + " x " + rp.label));
+      set(cl, g_tooltip_, tooltip_text(esc(std::to_string(rp.count) + " x " + rp.label)));
       set(cl, g_style_, "rounded,filled,bold");
       set(cl, g_color_, "#3366aa");
       set(cl, g_fill_, "#eef3fb");
@@ -1008,6 +1020,15 @@ std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOver
                     std::to_string(max_nodes) + "; write --dot and render it with dot, or raise --svg-max-nodes");
   GraphvizSession session;
   GraphPtr g = build_graph(doc, overlay, fold);
+  // The nodes alone do not bound dot's time: the edge segments it routes do
+  // (graphviz.h). The same limit, so one option raises both.
+  if (const size_t segments = graphviz::layout_segments(g.get()); segments > max_nodes) {
+    std::string hint = "write --dot and render it with dot, or raise --svg-max-nodes";
+    if (!fold && graphviz::layout_segments(build_graph(doc, overlay, true).get()) <= max_nodes)
+      hint = "it fits folded: leave out --no-fold";
+    throw Error(ExitCode::usage, "graph too large to lay out",
+                std::to_string(segments) + " edge segments to route, limit " + std::to_string(max_nodes) + "; " + hint);
+  }
   GVC_t* gvc = shared_context();
   Layout layout(gvc, g.get());  // gvFreeLayout is safe after a failed layout too
   if (gvLayout(gvc, g.get(), "dot") != 0) gvc_failed("graph could not be laid out");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 namespace graphscope::graphviz {
 namespace {
@@ -188,5 +190,39 @@ void DotText::drain() { impl_->session.drain(impl_->channel); }
 bool DotText::failed() const { return impl_->session.failed(); }
 bool DotText::unterminated() const { return impl_->session.unterminated(); }
 const std::string& DotText::errors() const { return impl_->session.errors(); }
+
+size_t layout_segments(Agraph_t* g) {
+  // Kahn's order over the picture's nodes (clusters' nodes are the root
+  // graph's too), each node's rank one past its latest predecessor's.
+  std::unordered_map<Agnode_t*, size_t> index;
+  std::vector<Agnode_t*> nodes;
+  for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n)) {
+    index.emplace(n, nodes.size());
+    nodes.push_back(n);
+  }
+  std::vector<size_t> waiting(nodes.size(), 0), rank(nodes.size(), 0), ready;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (Agedge_t* e = agfstin(g, nodes[i]); e; e = agnxtin(g, e))
+      if (aghead(e) != agtail(e)) ++waiting[i];
+    if (!waiting[i]) ready.push_back(i);
+  }
+  while (!ready.empty()) {
+    const size_t i = ready.back();
+    ready.pop_back();
+    for (Agedge_t* e = agfstout(g, nodes[i]); e; e = agnxtout(g, e)) {
+      if (aghead(e) == agtail(e)) continue;
+      const size_t j = index[aghead(e)];
+      rank[j] = std::max(rank[j], rank[i] + 1);
+      if (--waiting[j] == 0) ready.push_back(j);
+    }
+  }
+  size_t segments = 0;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (Agedge_t* e = agfstout(g, nodes[i]); e; e = agnxtout(g, e)) {
+      const size_t j = index[aghead(e)];
+      segments += rank[j] > rank[i] ? rank[j] - rank[i] : 1;
+    }
+  return segments;
+}
 
 }  // namespace graphscope::graphviz

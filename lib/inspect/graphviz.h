@@ -43,6 +43,15 @@ class Session {
   std::string messages_;
 };
 
+/// How much routing dot's layout of g would do: every edge counted once per
+/// rank it crosses, ranks taken as the longest path from a source (an upper
+/// bound of dot's own ranking, which shortens edges). dot splits an edge
+/// crossing k ranks into k segments and orders them on every rank: its
+/// time grows with this count, not with the nodes alone (a 40-node dense
+/// DAG routes 10,660 segments and took 9 s; a 5,000-node chain 4,999 and
+/// 1.7 s). Edges of a cycle, which dot reverses, count once each.
+size_t layout_segments(Agraph_t* g);
+
 /// DOT graphs read one after another from a text in memory, in a Session
 /// of its own: one read at a time, cgraph's messages captured, and cgraph's
 /// lexer left clean for the next text whatever this one held.

@@ -607,13 +607,30 @@ class PageWriter {
 };
 
 /// JSON text that is safe inside a <script> element: no '<' at all (every
-/// one is inside a string, where \u003c means the same).
+/// one is inside a string, where \u003c means the same). What an HTML or XML
+/// parser must not meet raw (DEL, the C1 controls, U+FFFE and U+FFFF; the
+/// JSON writer already escaped C0 and replaced invalid UTF-8) is written as
+/// \uXXXX too: the page's bytes are clean and the names in its data whole.
 std::string script_safe(const std::string& json) {
+  static const char hex[] = "0123456789abcdef";
   std::string out;
   out.reserve(json.size() + json.size() / 16);
-  for (char c : json) {
-    if (c == '<') out += "\\u003c";
-    else out += c;
+  for (size_t i = 0; i < json.size();) {
+    const char c = json[i];
+    if (c == '<') {
+      out += "\\u003c";
+      ++i;
+      continue;
+    }
+    const Utf8Char u = static_cast<unsigned char>(c) < 0x7f ? Utf8Char{} : utf8_char(json, i);
+    if (u.len && (u.cp <= 0x9f || !xml_char(u.cp))) {
+      out += {'\\', 'u', hex[u.cp >> 12], hex[(u.cp >> 8) & 15], hex[(u.cp >> 4) & 15], hex[u.cp & 15]};
+      i += u.len;
+      continue;
+    }
+    const size_t n = u.len ? u.len : 1;
+    out.append(json, i, n);
+    i += n;
   }
   return out;
 }

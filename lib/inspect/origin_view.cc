@@ -226,9 +226,10 @@ std::string format_origins(const Graph& g) {
       out += buf;
       break;
     }
-    std::snprintf(buf, sizeof buf, "%-14s %-56s %s\n", first ? heading.c_str() : "", describe_share(s).c_str(),
-                  plural(s.nodes, "node", "nodes").c_str());
-    out += buf;
+    // Module and range names as the document spells them, escaped for the
+    // terminal and whole (a NUL in one does not end the line).
+    out += padded(first ? heading : "", 14) + " " + padded(printable(describe_share(s)), 56) + " " +
+           plural(s.nodes, "node", "nodes") + "\n";
     first = false;
   }
   return out;

@@ -12,9 +12,10 @@
 namespace graphscope {
 namespace {
 
+// A node's name for the text: the kernel's, escaped for the terminal.
 std::string node_name(const GraphDocument& doc, uint32_t i) {
   const Node& n = doc.root.nodes[i];
-  if (n.type == NodeType::kernel) return short_kernel_name(n.kernel_name, 36);
+  if (n.type == NodeType::kernel) return printable(short_kernel_name(n.kernel_name, 36));
   return std::string(to_string(n.type));
 }
 
@@ -28,9 +29,9 @@ std::string verdict_of(const ProfileReport& r, const NodeProfile& p) {
 std::string format_profile(const ProfileReport& r, const GraphDocument& doc, size_t top) {
   std::string out;
   char buf[512];
+  // Every value is one line, any name in it escaped and whole.
   auto line = [&](const char* key, const std::string& value) {
-    std::snprintf(buf, sizeof buf, "%-14s %s\n", key, value.c_str());
-    out += buf;
+    out += padded(key, 14) + " " + printable(value) + "\n";
   };
   const std::string which = r.by_ids ? "exec graph " + std::to_string(r.exec_graph_id)
                                      : std::string("joined by graph launch (the trace has no graph ids)");
@@ -110,7 +111,8 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
     if (!acc.modules.empty()) {
       std::string m;
       for (size_t k = 0; k < acc.modules.size() && k < 6; ++k)
-        m += std::string(k ? ", " : "") + (acc.modules[k].module.empty() ? "(no module)" : acc.modules[k].module) + " " +
+        m += std::string(k ? ", " : "") +
+             (acc.modules[k].module.empty() ? "(no module)" : printable(acc.modules[k].module)) + " " +
              fmt("%.1f", double(acc.modules[k].ns) / 1000.0) + " us";
       if (acc.modules.size() > 6) m += ", ...";
       out += "  work on the chain by module: " + m + "\n";
@@ -122,31 +124,38 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
   const bool modules = count_origins(doc.root).with_module > 0;
   auto module_of = [&](uint32_t i) {
     const auto& o = i < doc.root.nodes.size() ? doc.root.nodes[i].origin : nullptr;
-    return o && !o->modules.empty() ? "  @ " + o->module() : std::string();
+    return o && !o->modules.empty() ? "  @ " + printable(o->module()) : std::string();
   };
   std::snprintf(buf, sizeof buf, "  %5s  %-36s %9s %9s %9s  %-7s %s%s\n", "node", "name", "delay", "ready", "start",
                 "verdict", "observed dependency", modules ? "  @ module" : "");
   out += buf;
   for (uint32_t i : idx) {
     const auto& p = r.nodes[i];
-    std::string obs = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " + node_name(doc, *p.observed_dependency)
-                      : !p.observed_other.empty() ? "(outside the graph) " + short_kernel_name(p.observed_other, 30)
-                                                  : "-";
-    if (p.blocking) obs += " [blocking, " + p.cause + (p.lane_busy ? ", lane busy" : "") + "]";
-    std::snprintf(buf, sizeof buf, "  %5u  %-36s %9.2f %9.2f %9.2f  %-7s %s%s\n", i, node_name(doc, i).c_str(),
-                  p.delay_us, p.ready_us, p.start_us, verdict_of(r, p).c_str(), obs.c_str(), module_of(i).c_str());
-    out += buf;
+    std::string obs = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " +
+                                                  node_name(doc, *p.observed_dependency)
+                      : !p.observed_other.empty()
+                          ? "(outside the graph) " + printable(short_kernel_name(p.observed_other, 30))
+                          : "-";
+    if (p.blocking) obs += " [blocking, " + printable(p.cause) + (p.lane_busy ? ", lane busy" : "") + "]";
+    std::snprintf(buf, sizeof buf, "  %5u  ", i);
+    std::string row = buf + padded(node_name(doc, i), 36);
+    std::snprintf(buf, sizeof buf, " %9.2f %9.2f %9.2f  %-7s ", p.delay_us, p.ready_us, p.start_us,
+                  verdict_of(r, p).c_str());
+    out += row + buf + obs + module_of(i) + "\n";
   }
   bool any_fake = false;
   for (const auto& p : r.nodes) {
     if (p.verdict != Verdict::fake) continue;
     if (!any_fake) out += "\nfake dependencies (no graph path explains the order)\n";
     any_fake = true;
-    std::string from = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " + node_name(doc, *p.observed_dependency)
-                                             : "(outside the graph) " + p.observed_other;
-    std::snprintf(buf, sizeof buf, "  %5u %-36s after %-40s %s, delay %.2f us%s\n", p.index,
-                  node_name(doc, p.index).c_str(), from.c_str(), p.blocking ? ("blocking: " + p.cause).c_str() : "ordering only",
-                  p.delay_us, uncertain_verdict(r, p.index) ? " (assignment ambiguous)" : "");
+    std::string from = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " +
+                                                   node_name(doc, *p.observed_dependency)
+                                             : "(outside the graph) " + printable(p.observed_other);
+    std::snprintf(buf, sizeof buf, "  %5u ", p.index);
+    out += buf + padded(node_name(doc, p.index), 36) + " after " + padded(from, 40) + " " +
+           (p.blocking ? "blocking: " + printable(p.cause) : std::string("ordering only"));
+    std::snprintf(buf, sizeof buf, ", delay %.2f us%s\n", p.delay_us,
+                  uncertain_verdict(r, p.index) ? " (assignment ambiguous)" : "");
     out += buf;
   }
   out += "\ncritical path (" + fmt("%.1f", r.critical_path_us) + " us)\n  ";
@@ -172,9 +181,9 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
         out += "  ... and " + std::to_string(shares.size() - 12) + " more\n";
         break;
       }
-      std::snprintf(buf, sizeof buf, "  %-56s %10.1f us %5.1f%%  %s\n", describe_share(m).c_str(), m.time_us,
-                    total > 0 ? 100.0 * m.time_us / total : 0.0, plural(m.nodes, "node", "nodes").c_str());
-      out += buf;
+      std::snprintf(buf, sizeof buf, " %10.1f us %5.1f%%  ", m.time_us,
+                    total > 0 ? 100.0 * m.time_us / total : 0.0);
+      out += "  " + padded(printable(describe_share(m)), 56) + buf + plural(m.nodes, "node", "nodes") + "\n";
     }
     out.pop_back();
   }

@@ -9,6 +9,7 @@
 #include "demangle.h"
 #include "fold.h"
 #include "origin_view.h"
+#include "text.h"
 #include "topology.h"
 
 namespace graphscope {
@@ -67,9 +68,10 @@ GraphSummary summarize(const GraphDocument& doc, size_t top) {
 std::string format_summary(const GraphDocument& doc, const GraphSummary& s, const std::string& origin) {
   std::string out;
   char buf[512];
+  // Every value is one line; names in it (the document's, the device's, the
+  // input's path, kernels in the repeats) are shown escaped, whole.
   auto line = [&](const char* key, const std::string& value) {
-    std::snprintf(buf, sizeof buf, "%-14s %s\n", key, value.c_str());
-    out += buf;
+    out += padded(key, 14) + " " + printable(value) + "\n";
   };
   auto id = [](const std::optional<uint32_t>& v) { return v ? std::to_string(*v) : std::string("-"); };
   std::string what = origin;
@@ -120,17 +122,13 @@ std::string format_summary(const GraphDocument& doc, const GraphSummary& s, cons
     line("graph memory", text);
   }
   out += "\nnode types\n";
-  for (const auto& [t, n] : s.by_type) {
-    std::snprintf(buf, sizeof buf, "  %-18s %zu\n", t.c_str(), n);
-    out += buf;
-  }
+  for (const auto& [t, n] : s.by_type) out += "  " + padded(t, 18) + " " + std::to_string(n) + "\n";
   if (!s.top_kernels.empty()) {
     out += "\ntop kernels\n";
     for (const auto& [name, n] : s.top_kernels) {
-      std::string shortn = short_kernel_name(name, 52);
-      std::string full = name.size() > 100 ? name.substr(0, 97) + "..." : name;
-      std::snprintf(buf, sizeof buf, "  %6zu  %-52s %s\n", n, shortn.c_str(), full.c_str());
-      out += buf;
+      std::snprintf(buf, sizeof buf, "  %6zu  ", n);
+      out += buf + padded(printable(short_kernel_name(name, 52)), 52) + " " +
+             printable(shortened(name, 100)) + "\n";
     }
   }
   return out;

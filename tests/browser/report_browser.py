@@ -4,8 +4,9 @@ chromedriver through Selenium (python3-selenium). Reports are made from the
 recordings in tests/data by the graphscope binary under test; for each the
 page must load with no console error, show the document's node count, find
 and select a kernel by name, show a node's details when it is clicked with
-the mouse, and show an account whose parts add up to the makespan. A
-screenshot of each page is written to --out (CI keeps it as an artifact).
+the mouse, and show an account whose parts add up to the makespan; a graph of
+hostile names must show its picture, not an XML error. A screenshot of each
+page is written to --out (CI keeps it as an artifact).
 
 Exit 0 pass, 1 fail, 77 skipped (no chromium, chromedriver or Selenium; with
 GRAPHSCOPE_REQUIRE_BROWSER set, as .ci/run sets it, their absence is a failure).
@@ -299,6 +300,21 @@ def main():
         check_click(b)
         b.shot("conditional_dot.1_click")
 
+    def hostile_names():
+        # Names XML cannot hold (U+FFFE, U+FFFF), references Graphviz would
+        # decode, terminal controls: the picture still shows, with no XML
+        # error in its pane, and the names can be searched.
+        g = os.path.join(data, "derived/hostile_names.json")
+        page = report(a.graphscope, a.out, "hostile_names", [g])
+        b.open(page)
+        n, kernels = graph_nodes(g)
+        check_count(b, n)
+        check(not b.js("return !!document.querySelector('parsererror')"), "the picture pane shows an XML error")
+        check(b.js("return document.querySelectorAll('#gs-view-0 svg g.node').length") > 0, "the picture draws no node")
+        check_click(b)
+        check_search(b, "fj_square", kernels)
+        b.shot("hostile_names.1_search")
+
     def live_pages():
         # Pages written live on the H100 (tests/data/reports): they must still open.
         for page in ("llama8.live.html", "mixed.live.html"):
@@ -308,7 +324,8 @@ def main():
             b.shot("live." + page[:-5])
 
     for name, fn in (("live_pages", live_pages), ("llama_profile", llama), ("torch_four_branch", torch_no_ids), ("copies_fake", copies_fake),
-                     ("diff", diff), ("exec_profile", exec_dir), ("conditional_dot", nvidia_dot)):
+                     ("diff", diff), ("exec_profile", exec_dir), ("conditional_dot", nvidia_dot),
+                     ("hostile_names", hostile_names)):
         case(name, fn)
     b.quit()
     print("screenshots in %s" % a.out)

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 #include <graphviz/cgraph.h>
 
+#include <cctype>
+#include <cstring>
 #include <memory>
 #include <set>
 #include <string>
@@ -13,6 +15,7 @@
 
 #include "inspect/error.h"
 #include "inspect/graph.h"
+#include "inspect/text.h"
 
 namespace graphscope {
 namespace {
@@ -339,7 +342,8 @@ TEST_CASE("special characters in kernel names survive a round trip through agmem
   REQUIRE(k);
   // short_kernel_name drops the template and parameter lists.
   CHECK(get(k, "label") == escaped(R"(0: we"ird\N{x|y})") + "\\ngrid (2,1,1) block (32,1,1)");
-  CHECK(get(k, "tooltip").rfind("kernel " + escaped(name) + "\\n", 0) == 0);
+  // Graphviz expands a tooltip's escapes twice: its backslashes doubled twice.
+  CHECK(get(k, "tooltip").rfind("kernel " + escaped(escaped(name)) + "\\n", 0) == 0);
   // A value ending in a backslash does not swallow the closing quote.
   CHECK(get(find_node(g.get(), "g0_n1"), "label") == escaped(R"(1: host)") + "\\n" + escaped(R"(cb"\)"));
   CHECK(contains(get(g.get(), "label"), escaped(doc.name)));
@@ -347,6 +351,8 @@ TEST_CASE("special characters in kernel names survive a round trip through agmem
   const std::string svg = render_svg(doc);
   CHECK(contains(svg, R"(0: we&quot;ird\N{x|y})"));
   CHECK(contains(svg, R"(cb&quot;\)"));
+  // In its tooltip too: the name, not the node's name in place of \N.
+  CHECK(contains(svg, R"(xlink:title="kernel void ns::we&quot;ird\N{x|y})"));
 }
 
 TEST_CASE("write_dot output is deterministic") {
@@ -408,6 +414,158 @@ TEST_CASE("a dependency on a node that does not exist is drawn, not dropped") {
   REQUIRE(missing);
   CHECK(get(missing, "label") == "9: missing node");
   CHECK(agnedges(g.get()) == 1);
+}
+
+// ---- a small XML 1.0 well-formedness check, enough for Graphviz's SVG:
+// characters, references, tags nested and closed, attributes quoted,
+// comments, the declaration and a doctype. "" when well formed.
+
+std::string xml_problem(const std::string& x) {
+  auto at = [&](size_t i) { return " at byte " + std::to_string(i); };
+  for (size_t i = 0; i < x.size();) {
+    const Utf8Char u = utf8_char(x, i);
+    if (!u.len || !xml_char(u.cp)) return "not an XML character" + at(i);
+    i += u.len;
+  }
+  // A reference: &name; of the five, or &#N; / &#xN; of an XML character.
+  auto reference = [&](size_t i, size_t* end) -> std::string {
+    const size_t semi = x.find(';', i);
+    if (semi == std::string::npos || semi - i > 12) return "a bare '&'" + at(i);
+    const std::string r = x.substr(i + 1, semi - i - 1);
+    *end = semi + 1;
+    if (r == "amp" || r == "lt" || r == "gt" || r == "quot" || r == "apos") return "";
+    if (r.size() < 2 || r[0] != '#') return "unknown entity &" + r + ";" + at(i);
+    const bool hex = r[1] == 'x';
+    const std::string digits = r.substr(hex ? 2 : 1);
+    if (digits.empty() ||
+        digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") != std::string::npos)
+      return "bad reference &" + r + ";" + at(i);
+    if (!xml_char(uint32_t(std::stoul(digits, nullptr, hex ? 16 : 10))))
+      return "reference to a non-character &" + r + ";" + at(i);
+    return "";
+  };
+  std::vector<std::string> open;
+  bool root_seen = false;
+  for (size_t i = 0; i < x.size();) {
+    if (x[i] == '&') {
+      std::string bad = reference(i, &i);
+      if (!bad.empty()) return bad;
+      continue;
+    }
+    if (x[i] != '<') {
+      if (open.empty() && !std::isspace(static_cast<unsigned char>(x[i])))
+        return "text outside the root" + at(i);
+      ++i;
+      continue;
+    }
+    auto skip_to = [&](const char* end) {
+      const size_t e = x.find(end, i);
+      return e == std::string::npos ? std::string::npos : e + std::strlen(end);
+    };
+    size_t next;
+    if (x.compare(i, 4, "<!--") == 0) {
+      next = skip_to("-->");
+      if (next == std::string::npos || x.substr(i + 4, next - 3 - i - 4).find("--") != std::string::npos)
+        return "bad comment" + at(i);
+    } else if (x.compare(i, 2, "<?") == 0) {
+      next = skip_to("?>");
+    } else if (x.compare(i, 9, "<!DOCTYPE") == 0) {
+      next = skip_to(">");
+    } else {
+      const bool closing = x[i + 1] == '/';
+      size_t p = i + (closing ? 2 : 1);
+      const size_t name_end = x.find_first_of(" \t\r\n/>", p);
+      if (name_end == std::string::npos) return "an unclosed tag" + at(i);
+      const std::string name = x.substr(p, name_end - p);
+      if (name.empty()) return "a tag without a name" + at(i);
+      p = name_end;
+      auto space = [&] {
+        while (p < x.size() && std::isspace(static_cast<unsigned char>(x[p]))) ++p;
+      };
+      if (closing) {
+        space();
+        if (p >= x.size() || x[p] != '>') return "a bad end tag" + at(i);
+        if (open.empty() || open.back() != name) return "</" + name + "> closes nothing open" + at(i);
+        open.pop_back();
+        next = p + 1;
+      } else {
+        if (open.empty() && root_seen) return "a second root" + at(i);
+        root_seen = true;
+        bool empty = false;
+        // Attributes: name="value" or name='value', no '<' in values.
+        while (true) {
+          space();
+          if (p >= x.size()) return "an unclosed tag" + at(i);
+          if (x[p] == '>') {
+            next = p + 1;
+            break;
+          }
+          if (x.compare(p, 2, "/>") == 0) {
+            next = p + 2, empty = true;
+            break;
+          }
+          const size_t eq = x.find('=', p);
+          if (eq == std::string::npos) return "an attribute without a value" + at(p);
+          const std::string attr = x.substr(p, eq - p);
+          if (attr.empty() || attr.find_first_of(" \t\r\n<>/\"'&") != std::string::npos)
+            return "a bad attribute" + at(p);
+          const char q = eq + 1 < x.size() ? x[eq + 1] : '\0';
+          if (q != '"' && q != '\'') return "an unquoted attribute" + at(p);
+          const size_t close = x.find(q, eq + 2);
+          if (close == std::string::npos) return "an unclosed attribute" + at(p);
+          for (size_t k = eq + 2; k < close;) {
+            if (x[k] == '<') return "'<' in an attribute" + at(k);
+            if (x[k] != '&') {
+              ++k;
+              continue;
+            }
+            std::string bad = reference(k, &k);
+            if (!bad.empty()) return bad;
+          }
+          p = close + 1;
+        }
+        if (!empty) open.push_back(name);
+      }
+    }
+    if (next == std::string::npos) return "an unclosed construct" + at(i);
+    i = next;
+  }
+  if (!open.empty()) return "<" + open.back() + "> is never closed";
+  return root_seen ? "" : "no root element";
+}
+
+TEST_CASE("the small XML check refuses what a parser refuses") {
+  CHECK(xml_problem("<svg a=\"1\"><g>t &amp; &#10;</g></svg>") == "");
+  CHECK(xml_problem("<svg><g></svg>") != "");
+  CHECK(xml_problem("<svg>a & b</svg>") != "");
+  CHECK(xml_problem("<svg>&#xFFFF;</svg>") != "");
+  CHECK(xml_problem("<svg>\xEF\xBF\xBE</svg>") != "");
+  CHECK(xml_problem("<svg a=\"\x1b\"/>") != "");
+}
+
+TEST_CASE("hostile names give SVG that is well-formed XML and show as literal text") {
+  // U+FFFE and U+FFFF (not XML characters), references Graphviz would
+  // decode (to a non-character, to NUL, to markup), controls, invalid UTF-8.
+  GraphDocument doc;
+  doc.name = "g\x1b]0;title\x07 \xEF\xBF\xBE";
+  add(doc.root, kernel("fj_scale\xEF\xBF\xBE\xEF\xBF\xBF", {1, 1, 1}, {32, 1, 1}));
+  add(doc.root, kernel("k &#xFFFF; &#0; &lt;b&gt; <i> \xC2\x85\x7f\xFF", {1, 1, 1}, {32, 1, 1}), {dep(0)});
+  add(doc.root, host_node("cb\nline\t&amp;"), {dep(1)});
+  const std::string svg = render_svg(doc);
+  CHECK(xml_problem(svg) == "");
+  CHECK(!contains(svg, "\xEF\xBF\xBE"));
+  CHECK(!contains(svg, "\x1b"));
+  CHECK(contains(svg, "0: fj_scale?\?<"));
+  CHECK(contains(svg, "g?]0;title? ?<"));
+  // Shown as written, not decoded: the SVG escapes the '&' of each reference.
+  CHECK(contains(svg, "kernel k &amp;#xFFFF; &amp;#0; &amp;lt;b&amp;gt; &lt;i&gt; ???&#10;"));
+  CHECK(contains(svg, "host function cb?line &amp;amp;&#10;"));
+  // The DOT, for Graphviz elsewhere: '&' as "&amp;", which Graphviz reads as '&'.
+  ParsedGraph g = parse(write_dot(doc));
+  REQUIRE(g);
+  CHECK(get(find_node(g.get(), "g0_n1"), "tooltip")
+            .rfind("kernel k &amp;#xFFFF; &amp;#0; &amp;lt;b&amp;gt; <i> ???\\n", 0) == 0);
+  CHECK(get(find_node(g.get(), "g0_n2"), "tooltip").rfind("host function cb?line &amp;amp;\\n", 0) == 0);
 }
 
 TEST_CASE("sizes read as B, KiB, MiB and GiB") {

@@ -10,6 +10,7 @@
 #include "inspect/html_report.h"
 #include "inspect/load.h"
 #include "inspect/profile.h"
+#include "inspect/text.h"
 #include "test_data.h"
 
 using namespace graphscope;
@@ -142,6 +143,48 @@ TEST_CASE("a hostile kernel name cannot end the page's script") {
   bool named = false;
   for (const auto& s : d["strings"]) named |= s.get<std::string>().find(evil) != std::string::npos;
   CHECK(named);
+}
+
+TEST_CASE(
+    "hostile names leave the page and its picture with XML characters only, the names whole in its data") {
+  const std::string fffe = "fj_scale\xEF\xBF\xBE\xEF\xBF\xBF", controls = "fj_load\x7f\xC2\x85\xC2\x9B[31m";
+  GraphDocument doc = make_doc({{NodeType::kernel, fffe, {}},
+                                {NodeType::kernel, controls, {0}},
+                                {NodeType::kernel, "k &#xFFFF; &#0;", {1}}});
+  doc.name = "g\xEF\xBF\xBF";
+  HtmlReportInput in;
+  in.title = "t\xEF\xBF\xBE\x1b";
+  ReportGraph g;
+  g.label = fffe;
+  g.doc = &doc;
+  in.graphs.push_back(g);
+  const std::string html = write_html_report(in);
+  // Every character of the page, and of the SVG in its data, is one XML
+  // (and HTML) takes: no U+FFFE or U+FFFF, no DEL or C1 control raw.
+  auto clean = [](const std::string& s) {
+    for (size_t i = 0; i < s.size();) {
+      const Utf8Char u = utf8_char(s, i);
+      if (!u.len || !xml_char(u.cp) || (u.cp >= 0x7f && u.cp <= 0x9f))
+        return "U+" + std::to_string(u.cp) + " at " + std::to_string(i);
+      i += u.len;
+    }
+    return std::string();
+  };
+  CHECK(clean(html) == "");
+  const auto d = page_data(html);
+  const std::string svg = d["graphs"][0]["svg"];
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK(clean(svg) == "");
+  CHECK(svg.find("&amp;#xFFFF;") != std::string::npos);  // shown as written, not decoded
+  // The data still holds each name as the document has it.
+  CHECK(d["graphs"][0]["label"] == fffe);
+  bool named_fffe = false, named_controls = false;
+  for (const auto& x : d["strings"]) {
+    named_fffe |= x.get<std::string>().find(fffe) != std::string::npos;
+    named_controls |= x.get<std::string>().find(controls) != std::string::npos;
+  }
+  CHECK(named_fffe);
+  CHECK(named_controls);
 }
 
 TEST_CASE("a diff report marks what only one side has and what changed") {

@@ -71,3 +71,38 @@ TEST_CASE("the summary counts collective kernels and shows them only when there 
   CHECK(s.collectives == 2);
   CHECK(format_summary(doc, s, "g.json").find("collectives    2 (") != std::string::npos);
 }
+
+namespace {
+size_t count_lines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+}  // namespace
+
+TEST_CASE("hostile names reach the summary escaped, whole, and on their own lines") {
+  const std::string nul_name("fj_square\0after a NUL", 21);
+  auto plain = make_doc({{NodeType::kernel, "fj_load", {}}, {NodeType::kernel, "fj_square", {0}}});
+  auto doc = make_doc({{NodeType::kernel, "fj_load\x1b]0;title\x07", {}},
+                       {NodeType::kernel, nul_name, {0}},
+                       {NodeType::kernel, "fj_join\nnot a line\t\x7f\xC2\x85\xFF", {1}}});
+  doc.name = "g\x1b[2J";
+  plain.name = "g";
+  Origin o;
+  o.modules.push_back({"layer\n0", "Block\x07"});
+  doc.root.nodes[0].origin = std::make_shared<Origin>(o);
+  o.modules.back() = {"layer", "Block"};
+  plain.root.nodes[0].origin = std::make_shared<Origin>(o);
+  const std::string text = format_summary(doc, summarize(doc), "in\x1b.json");
+  // The same lines as a document with ordinary names.
+  CHECK(count_lines(text) ==
+        count_lines(format_summary(plain, summarize(plain), "in.json")) + 1);  // one more kernel
+  for (char c : text)
+    CHECK_MESSAGE((c == '\n' || (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f)), int(c));
+  CHECK(text.find("graph          in\\x1b.json (graphscope)\n") != std::string::npos);
+  CHECK(text.find("name           g\\x1b[2J\n") != std::string::npos);
+  CHECK(text.find("fj_load\\x1b]0;title\\x07\n") != std::string::npos);
+  CHECK(text.find("fj_square\\x00after a NUL\n") != std::string::npos);
+  CHECK(text.find("fj_join\\nnot a line\\t\\x7f\\u0085\\xff\n") != std::string::npos);
+  CHECK(text.find("layer\\n0 (Block\\x07)") != std::string::npos);
+}

@@ -28,7 +28,71 @@ TEST_CASE("names from hostile input stay on one line") {
   CHECK(quoted("a\nb") == "\"a\\nb\"");
   CHECK(quoted("abcdef", 3) == "\"abc...\"");
   CHECK(quoted("\xC3\xA9\xC3\xA9", 3) == "\"\xC3\xA9...\"");  // whole UTF-8 characters only
-  CHECK(printable("a\tb\x7f") == "a?b?");
+}
+
+TEST_CASE("printable shows every control character of a name escaped, on one line") {
+  CHECK(printable("plain kernel<int>(float*)") == "plain kernel<int>(float*)");
+  CHECK(printable("a\tb\x7f") == "a\\tb\\x7f");
+  CHECK(printable("\x1b]0;title\x07") == "\\x1b]0;title\\x07");  // a window-title sequence, shown not run
+  CHECK(printable("l1\nl2\r") == "l1\\nl2\\r");                  // a newline in a name starts no line
+  CHECK(printable(std::string("a\0b", 3)) == "a\\x00b");         // a NUL does not cut the name short
+  CHECK(printable("\xC2\x85\xC2\x9B\xC2\xA0") == "\\u0085\\u009b\xC2\xA0");  // C1 controls; NBSP kept
+  CHECK(printable("\x9B\xFF\xC3") == "\\x9b\\xff\\xc3");                     // bytes of invalid UTF-8
+  CHECK(printable("\xED\xA0\x80") == "\\xed\\xa0\\x80");                     // a surrogate is not UTF-8
+  CHECK(printable("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xEF\xBF\xBE") ==
+        "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xEF\xBF\xBE");  // printable characters kept
+  CHECK(printable("C:\\dir\\x1b") == "C:\\dir\\x1b");               // backslashes are kept as they are...
+  const std::string hostile("\x1b[2J\n\0\xC2\x9B\xFF", 9);
+  CHECK(printable(printable(hostile)) == printable(hostile));  // ...so escaping twice changes nothing
+}
+
+TEST_CASE("terminal_safe keeps a report's lines and tabs and escapes the rest") {
+  CHECK(terminal_safe("a\tb\nc\n") == "a\tb\nc\n");
+  CHECK(terminal_safe("x\x1b[31m\r\x07y\n") == "x\\x1b[31m\\r\\x07y\n");
+  CHECK(terminal_safe(std::string("n\0\xC2\x85\xFE", 5)) == "n\\x00\\u0085\\xfe");
+}
+
+TEST_CASE("padded pads to a width in bytes, with whatever the text holds") {
+  CHECK(padded("ab", 4) == "ab  ");
+  CHECK(padded("abcdef", 4) == "abcdef");
+  CHECK(padded(std::string("a\0b", 3), 4) == std::string("a\0b ", 4));
+}
+
+TEST_CASE("shortened cuts at a whole UTF-8 character") {
+  CHECK(shortened("abcdef", 6) == "abcdef");
+  CHECK(shortened("abcdefg", 6) == "abc...");
+  CHECK(shortened("ab\xE2\x82\xAC"
+                  "defg",
+                  6) == "ab...");  // not in the middle of the euro sign
+  CHECK(shortened("abc\xE2\x82\xAC"
+                  "defg",
+                  6) == "abc...");
+}
+
+TEST_CASE("utf8_char decodes well-formed UTF-8 only; xml_char is XML 1.0's Char") {
+  CHECK(utf8_char("a", 0).cp == 'a');
+  CHECK(utf8_char("a", 0).len == 1);
+  CHECK(utf8_char("\xC3\xA9", 0).cp == 0xE9);
+  CHECK(utf8_char("\xEF\xBF\xBF", 0).cp == 0xFFFF);
+  CHECK(utf8_char("\xF4\x8F\xBF\xBF", 0).cp == 0x10FFFF);
+  CHECK(utf8_char("\xF4\x8F\xBF\xBF", 0).len == 4);
+  for (const char* bad :
+       {"\x80", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82", "\xFF"})
+    CHECK(utf8_char(bad, 0).len == 0);
+  CHECK(xml_char('\t'));
+  CHECK(xml_char('\n'));
+  CHECK(xml_char('\r'));
+  CHECK(!xml_char(0));
+  CHECK(!xml_char(0x1B));
+  CHECK(xml_char(0x7F));  // DEL and the C1 controls are XML 1.0 characters
+  CHECK(xml_char(0x85));
+  CHECK(xml_char(0xD7FF));
+  CHECK(!xml_char(0xD800));
+  CHECK(xml_char(0xFFFD));
+  CHECK(!xml_char(0xFFFE));
+  CHECK(!xml_char(0xFFFF));
+  CHECK(xml_char(0x10FFFF));
+  CHECK(!xml_char(0x110000));
 }
 
 TEST_CASE("xml_escape escapes markup and replaces what XML cannot hold") {
@@ -41,7 +105,12 @@ TEST_CASE("xml_escape escapes markup and replaces what XML cannot hold") {
   CHECK(xml_escape("\xFF\xC3") == "\xEF\xBF\xBD\xEF\xBF\xBD");                  // invalid bytes replaced
   CHECK(xml_escape("\xED\xA0\x80") ==
         "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate is not a character
-  CHECK(xml_escape("\xEF\xBF\xBE") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // nor U+FFFE
+  CHECK(xml_escape("a\xEF\xBF\xBE\xEF\xBF\xBF"
+                   "b") ==
+        "a\xEF\xBF\xBD\xEF\xBF\xBD"
+        "b");  // nor U+FFFE, U+FFFF
+  CHECK(xml_escape("\x7F\xC2\x85\xEF\xBF\xBD\xF4\x8F\xBF\xBF") ==
+        "\x7F\xC2\x85\xEF\xBF\xBD\xF4\x8F\xBF\xBF");  // DEL, C1, U+FFFD, U+10FFFF are XML characters
 }
 
 

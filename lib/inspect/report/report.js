@@ -109,11 +109,16 @@
     const g = G(gi);
     const pane = { gi, side, view: container, svg: null, shapes: new Map() };
     panes.push(pane);
-    if (!g.svg) {
-      container.append(el('div', { class: 'nopicture', text: (g.svg_note || 'no picture') + '. Search, the tables and the details still list every node.' }));
+    const noPicture = (why) => {
+      container.append(el('div', { class: 'nopicture', text: why + '. Search, the tables and the details still list every node.' }));
       return pane;
-    }
+    };
+    if (!g.svg) return noPicture(g.svg_note || 'no picture');
+    // A picture the browser cannot parse (it never should: names are
+    // escaped) says so instead of showing the parser's error page.
     const doc = new DOMParser().parseFromString(g.svg, 'image/svg+xml');
+    if (doc.documentElement.nodeName !== 'svg' || doc.getElementsByTagName('parsererror').length)
+      return noPicture('no picture: the browser could not read it');
     const svg = document.importNode(doc.documentElement, true);
     svg.removeAttribute('width');
     svg.removeAttribute('height');
