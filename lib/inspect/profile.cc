@@ -612,6 +612,21 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   std::copy(join.assigned, join.assigned + kAssignmentCount, r.assigned);
   r.launches = join.launches;
 
+  // Every replay is timed node by node (R x n cells). Records scattered
+  // over far more replays than they could fill (each with a correlation id
+  // of its own, say) would make that quadratic in the trace: a 50,000-node
+  // graph and 50,000 such records asked for 2.5 billion cells. Refused past
+  // 64 cells a record, once over 50 million cells.
+  {
+    size_t records = 0;
+    for (uint32_t x : replay_of) records += x != kNone;
+    const uint64_t cells = uint64_t(R) * uint64_t(n);
+    if (cells > 50000000u && cells > 64 * uint64_t(records))
+      throw_input("trace", std::to_string(records) + " records of the graph spread over " + std::to_string(R) +
+                               " replays of its " + std::to_string(n) +
+                               " nodes: too sparse to be its replays (is each record a launch of its own?)");
+  }
+
   Topology topo = topology(g, "nodes", "graph");
   const std::vector<uint32_t>& order = topo.order;
   const std::vector<uint32_t>& level = topo.level;  // for Reachability
