@@ -20,6 +20,7 @@
 #include "inspect/io.h"
 #include "inspect/json_writer.h"
 #include "inspect/ranks.h"
+#include "inspect/text.h"
 
 namespace graphscope::cli {
 namespace fs = std::filesystem;
@@ -73,9 +74,11 @@ std::string preload(const std::string& library) {
   return old && *old ? libs + ":" + old : libs;
 }
 
+// The words of a command line on one line, each made printable (an
+// argument may hold a line feed or a terminal's control sequence).
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
-  for (const auto& a : v) s += (s.empty() ? "" : " ") + a;
+  for (const auto& a : v) s += (s.empty() ? "" : " ") + printable(a);
   return s;
 }
 
@@ -145,7 +148,7 @@ static void reconcile_journal(const fs::path& dir, AttachIndex& x) {
   if (!fs::exists(journal, ec)) return;
   std::string text;
   try {
-    text = read_file(journal.string());
+    text = read_regular_file(journal.string());
   } catch (const std::exception&) {
     return;
   }
@@ -162,7 +165,7 @@ static void reconcile_journal(const fs::path& dir, AttachIndex& x) {
     if (file.empty() || file.find('/') != std::string::npos || !listed.insert(file).second) continue;
     bool written = false;
     try {
-      read_graph_json(read_file((dir / file).string()), file);
+      read_graph_json(read_regular_file((dir / file).string()), file);
       written = true;
     } catch (const std::exception&) {
     }
@@ -171,7 +174,9 @@ static void reconcile_journal(const fs::path& dir, AttachIndex& x) {
   }
 }
 
-int run_attached(const AttachOptions& o) {
+int run_attached(const AttachOptions& o, OutputSet* given) {
+  OutputSet own;
+  OutputSet& outputs = given ? *given : own;
   if (o.command.empty())
     throw Error(ExitCode::usage, "--exec", "give the command to run after --, e.g. --exec -- python train.py");
   std::string library = find_injection_library();
@@ -192,7 +197,7 @@ int run_attached(const AttachOptions& o) {
     if (!is_process_dir(name) || !e.is_directory()) continue;
     fs::path index = e.path() / "index.json";
     try {
-      run.processes.push_back({name, read_attach_index(read_file(index.string()), index.string())});
+      run.processes.push_back({name, read_attach_index(read_regular_file(index.string()), index.string())});
       if (!run.processes.back().index.complete) reconcile_journal(e.path(), run.processes.back().index);
     } catch (const std::exception& x) {
       unreadable.push_back(index.string());
@@ -229,11 +234,11 @@ int run_attached(const AttachOptions& o) {
     text += "\n";
     for (const auto& a : g) {
       std::string first;
-      for (const auto& k : a.first_kernels) first += (first.empty() ? "" : ", ") + k;
+      for (const auto& k : a.first_kernels) first += (first.empty() ? "" : ", ") + printable(k);
       std::string version;
       if (a.version > 1) {
         std::string by;
-        for (const auto& c : a.updated_by) by += (by.empty() ? "" : ", ") + c;
+        for (const auto& c : a.updated_by) by += (by.empty() ? "" : ", ") + printable(c);
         version = " version " + std::to_string(a.version) + " (updated by " + by + ")";
       }
       text += "  exec graph " + std::to_string(a.exec_graph_id) + version + ": " + std::to_string(a.nodes) +
@@ -242,26 +247,28 @@ int run_attached(const AttachOptions& o) {
       if (a.unchanged_updates)
         text += "    " + std::to_string(a.unchanged_updates) + " update call" + (a.unchanged_updates == 1 ? "" : "s") +
                 " changed nothing it records (kernel arguments, say)\n";
-      for (const auto& n : a.not_recorded) text += "    not recorded: " + n + "\n";
+      for (const auto& n : a.not_recorded) text += "    not recorded: " + printable(n) + "\n";
       ++graphs;
     }
-    for (const auto& e : x.errors) text += "  error: " + e + "\n";
-    for (const auto& u : x.unindexed) text += "  not in its index: " + u + "\n";
+    for (const auto& e : x.errors) text += "  error: " + printable(e) + "\n";
+    for (const auto& u : x.unindexed) text += "  not in its index: " + printable(u) + "\n";
   }
   for (const auto& u : unreadable) text += "unreadable: " + u + "\n";
   if (run.processes.empty())
     text += "no process of `" + joined(o.command) +
             "` initialized CUDA under graphscope (nothing to dump: it never called cuInit)\n";
-  if (!o.profile) write_output("-", text);
+  text = terminal_safe(text);  // what is left: paths and the let-go lines
+  if (!o.profile) outputs.add("-", text);
   if (o.profile) {
     std::fprintf(stderr, "%s", text.c_str());
     std::string reports;
     for (const auto& p : run.processes) {
       fs::path r = fs::path(o.out_dir) / p.dir / "report.txt";
-      if (fs::exists(r, ec)) reports += read_file(r.string());
+      if (fs::exists(r, ec)) reports += read_regular_file(r.string());
     }
-    write_output(o.report, reports);
+    outputs.add(o.report, reports);
   }
+  if (!given) own.commit();
   // A multi-rank job: the cross-rank verdict in one line (the exit code
   // stays the application's).
   if (std::string line = ranks_summary_line(run, o.out_dir); !line.empty())
@@ -278,10 +285,11 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
                "CUDA_INJECTION64_PATH, and dump every graph its processes instantiate");
   sub.add_option("--out-dir", o.out_dir, "--exec: output directory (default graphscope-out): index.json, and "
                                          "pid-PID/graph-ID.json per graph (rank-R/ for a launcher's ranks)");
-  sub.add_option("--min-nodes", o.min_nodes, "--exec: skip graphs with fewer root nodes");
+  sub.add_option("--min-nodes", o.min_nodes, "--exec: skip graphs with fewer root nodes")->check(whole_in(0, UINT32_MAX));
   sub.add_option("--max-graphs", o.max_graphs,
                  "--exec: dump at most this many graphs per process (then, without profiling, let go of "
-                 "CUPTI, which slows replays)");
+                 "CUPTI, which slows replays)")
+      ->check(whole_in(0, UINT32_MAX));
   const char* let_go =
       "capture --exec: once a process has gone this many seconds without a new graph or update "
       "(after its first), let go of CUPTI, which slows every graph launch, and take it back when the "
@@ -290,7 +298,7 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
       "recorded. Without it, graphscope lets go after 2 s where nothing would be lost (every graph "
       "and update so far came through those calls)";
   auto* let_go_opt =
-      sub.add_option("--let-go-after", o.let_go_after_s, let_go)->check(CLI::Range(0.001, 1e7));
+      sub.add_option("--let-go-after", o.let_go_after_s, let_go)->check(finite_in(0.001, 1e7, "a number of seconds"));
   sub.add_flag("--stay-attached", o.stay_attached,
                "capture --exec: never let go of CUPTI when idle (replays stay slowed by CUPTI's launch cost)")
       ->excludes(let_go_opt);

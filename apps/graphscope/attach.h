@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace graphscope {
+class OutputSet;
+}
+
 namespace graphscope::cli {
 
 struct AttachOptions {
@@ -31,6 +35,10 @@ struct AttachOptions {
 /// (profile). Returns the application's exit code (128 + signal when a
 /// signal ended it), which the CLI passes through. Throws Error(usage) for a
 /// missing command, Error(device) when the injection library is not found.
-int run_attached(const AttachOptions& options);
+/// With `outputs`, the reports (profile) and the summary (capture) are added
+/// there for the caller to publish with its own outputs; without, they are
+/// published before it returns. OUT/index.json is the run's own record:
+/// written in any case.
+int run_attached(const AttachOptions& options, OutputSet* outputs = nullptr);
 
 }  // namespace graphscope::cli

@@ -68,18 +68,20 @@ int run_capture(const CaptureCli& c) {
     throw Error(ExitCode::usage, "the workload has " + std::to_string(graphs.size()) + " graphs (" + names + ")",
                 "pick one with --graph, or write one file each with -o FILE.json");
   }
-  // Render everything first, then write: a failure leaves no output at all.
-  std::vector<std::pair<std::string, std::string>> outputs;
+  // Everything made first, then published together: a failure leaves no
+  // output at all.
+  OutputSet outputs;
   std::string text;
   for (const auto& g : graphs) {
     if (c.summary) text += format_summary(g.doc, summarize(g.doc), c.workload + " graph " + g.doc.name) + "\n";
-    if (c.output != "-" || !c.summary) outputs.emplace_back(per_graph(c.output, g.doc.name, several), write_graph_json(g.doc));
-    if (!c.dot.empty()) outputs.emplace_back(per_graph(c.dot, g.doc.name, several), write_dot(g.doc, nullptr, !c.no_fold));
-    if (!c.svg.empty()) outputs.emplace_back(per_graph(c.svg, g.doc.name, several), render_svg(g.doc, c.svg_max_nodes, nullptr, !c.no_fold));
-    if (!c.nvidia_dot.empty()) outputs.emplace_back(per_graph(c.nvidia_dot, g.doc.name, several), g.nvidia_dot);
+    if (c.output != "-" || !c.summary) outputs.add(per_graph(c.output, g.doc.name, several), write_graph_json(g.doc));
+    if (!c.dot.empty()) outputs.add(per_graph(c.dot, g.doc.name, several), write_dot(g.doc, nullptr, !c.no_fold));
+    if (!c.svg.empty())
+      outputs.add(per_graph(c.svg, g.doc.name, several), render_svg(g.doc, c.svg_max_nodes, nullptr, !c.no_fold));
+    if (!c.nvidia_dot.empty()) outputs.add(per_graph(c.nvidia_dot, g.doc.name, several), g.nvidia_dot);
   }
-  for (const auto& [path, data] : outputs) write_output(path, data);
-  if (c.summary) write_output("-", text);
+  if (c.summary) outputs.add("-", text);
+  outputs.commit();
   return 0;
 }
 
@@ -91,13 +93,14 @@ Handler declare_capture(CLI::App& sub) {
                                          "command to run");
   sub.add_option("ARGS", c->args, "Arguments for the workload's setup, after --; with --exec, the command's");
   add_attach_options(sub, c->exec, c->attach);
-  sub.add_option("--exec-graph-id", c->attach.exec_ids, "--exec: dump only these exec graph ids");
+  sub.add_option("--exec-graph-id", c->attach.exec_ids, "--exec: dump only these exec graph ids")
+      ->check(whole_in(0, UINT32_MAX));
   sub.add_option("-o,--output", c->output, "graphscope.graph/1 JSON (default: standard output); several graphs: "
                                            "FILE.NAME.json each");
   sub.add_flag("--summary", c->summary, "Print the summary of each graph instead of JSON on standard output");
   sub.add_option("--dot", c->dot, "Also write graphscope's DOT picture");
   sub.add_option("--svg", c->svg, "Also write the picture as SVG");
-  sub.add_option("--svg-max-nodes", c->svg_max_nodes, "Refuse to lay out larger graphs as SVG (default 5000)");
+  add_svg_max_nodes(sub, c->svg_max_nodes, "Refuse to lay out larger pictures as SVG");
   sub.add_flag("--no-fold", c->no_fold,
                "DOT/SVG: draw every node (default: one copy of each repeated block, long runs as one box)");
   sub.add_option("--name", c->graph, "Capture only the workload's graph of this name");
@@ -109,10 +112,10 @@ Handler declare_capture(CLI::App& sub) {
                  "(template only: no exec graph id, no replay)")
       ->check(CLI::IsMember({"now", "later", "never"}));
   sub.add_option("--replays", c->replays, "Steady-state replays timed after the first (default 20)")
-      ->check(CLI::Range(0, 1000000));
+      ->check(whole_in(0, 1000000));
   sub.add_option("--timeout", c->timeout, "Seconds the workload may run, set-up to tear-down (default 120)")
-      ->check(CLI::Range(0.1, 1e7));
-  sub.add_option("--device", c->device, "CUDA device ordinal (default 0)")->check(CLI::Range(0, 1024));
+      ->check(finite_in(0.1, 1e7, "a number of seconds"));
+  sub.add_option("--device", c->device, "CUDA device ordinal (default 0)")->check(whole_in(0, 1024));
   sub.add_flag("--no-details", c->no_details, "Walk types, ids, kernel names and edges only");
   sub.add_flag("--handles", c->handles, "Also record node and function handles (process addresses)");
   sub.add_option("--nvidia-dot", c->nvidia_dot, "Also write cudaGraphDebugDotPrint of the same graph");

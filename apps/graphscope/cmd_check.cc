@@ -36,31 +36,6 @@ std::string origin_of(const std::string& path) {
   return path == "-" ? "standard input" : path;
 }
 
-// A finite number in [lo, hi]: CLI11's Range lets "nan" through.
-CLI::Validator finite_in(double lo, double hi, const std::string& what, const std::string& name) {
-  return CLI::Validator(
-      [=](std::string& s) -> std::string {
-        double v = 0;
-        if (!CLI::detail::lexical_cast(s, v) || !std::isfinite(v) || v < lo || v > hi)
-          return s + " is not " + what;
-        return "";
-      },
-      name);
-}
-
-// A whole number >= 0 (CLI11's own check prints its range as a 300-digit number).
-CLI::Validator whole_number() {
-  return CLI::Validator(
-      [](std::string& s) -> std::string {
-        uint64_t v = 0;
-        auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
-          return s + " is not a whole number >= 0";
-        return "";
-      },
-      "N");
-}
-
 CheckRules rules_from_flags(const CheckCli& c) {
   CheckRules r;
   if (c.max_nodes_opt->count()) r.max_nodes = c.max_nodes;
@@ -102,7 +77,7 @@ int run_check(const CheckCli& c) {
   if (c.junit == "-" && c.output == "-" && !junit_only)
     throw Error(ExitCode::usage, "check", "--junit - and -o - would both write to standard output");
   CheckRules rules;
-  if (!c.rules_file.empty()) rules = parse_check_rules(read_file(c.rules_file), origin_of(c.rules_file));
+  if (!c.rules_file.empty()) rules = parse_check_rules(read_file(c.rules_file, json_head), origin_of(c.rules_file));
   override_rules(rules, rules_from_flags(c));
   check_rules_usable(rules, !c.profile.empty());
   if ((c.graph == "-") + (c.rules_file == "-") + (c.profile == "-") + (rules.baseline == "-") > 1)
@@ -111,7 +86,7 @@ int run_check(const CheckCli& c) {
   GraphDocument doc = load_graph(c.graph);
   std::optional<ProfileDocument> profile;
   if (!c.profile.empty()) {
-    profile = read_profile_json(read_file(c.profile), origin_of(c.profile));
+    profile = read_profile_json(read_file(c.profile, json_head), origin_of(c.profile));
     check_profile_matches(*profile, doc, origin_of(c.profile), origin_of(c.graph));
   }
   std::optional<GraphDocument> baseline;
@@ -124,8 +99,10 @@ int run_check(const CheckCli& c) {
   // Everything rendered first: a failure to render leaves no file behind.
   std::string report = junit_only ? std::string() : c.json ? write_check_json(result) : format_check(result);
   std::string junit = c.junit.empty() ? std::string() : write_check_junit(result);
-  if (!c.junit.empty()) write_output(c.junit, junit);
-  if (!junit_only) write_output(c.output, report);
+  OutputSet outputs;
+  if (!c.junit.empty()) outputs.add(c.junit, junit);
+  if (!junit_only) outputs.add(c.output, report);
+  outputs.commit();
   return static_cast<int>(result.passed() ? ExitCode::ok : ExitCode::failed);
 }
 
@@ -150,10 +127,10 @@ Handler declare_check(CLI::App& sub) {
                  "Profile report of this graph (graphscope profile --json), needed by the last two rules");
   sub.add_option("--baseline", c->baseline, "Baseline graph document for --node-count-tolerance");
   c->max_nodes_opt = sub.add_option("--max-nodes", c->max_nodes, "At most N nodes, nested graphs included")
-                         ->check(whole_number());
+                         ->check(whole_in(0, UINT64_MAX));
   c->max_kernels_opt =
       sub.add_option("--max-kernels", c->max_kernels, "At most N kernel nodes, nested graphs included")
-          ->check(whole_number());
+          ->check(whole_in(0, UINT64_MAX));
   sub.add_option(
          "--forbid", c->forbid,
          "No node of this type (kernel, memcpy, memset, host, child_graph, empty, wait_event, event_record, "
@@ -167,18 +144,18 @@ Handler declare_check(CLI::App& sub) {
                "No copy of a repeated block (layers, branches) differs from its siblings");
   c->max_depth_opt =
       sub.add_option("--max-depth", c->max_depth, "At most N nodes on the longest path of the root graph")
-          ->check(whole_number());
+          ->check(whole_in(0, UINT64_MAX));
   c->tolerance_opt = sub.add_option("--node-count-tolerance", c->tolerance,
                                     "The node count within +-PCT percent of the baseline's")
-                         ->check(finite_in(0, 1e15, "a percentage >= 0", "PCT"));
+                         ->check(finite_in(0, 1e15, "a percentage"));
   c->blocking_fake_opt =
       sub.add_option("--max-blocking-fake-us", c->blocking_fake,
                      "No blocking fake dependency delays a node more than US microseconds (needs --profile)")
-          ->check(finite_in(0, 1e15, "a number of microseconds >= 0", "US"));
+          ->check(finite_in(0, 1e15, "a number of microseconds"));
   c->efficiency_opt =
       sub.add_option("--min-critical-path-efficiency", c->efficiency,
                      "critical_path_us / makespan_us at least R, from 0 to 1 (needs --profile)")
-          ->check(finite_in(0, 1, "a ratio from 0 to 1", "R"));
+          ->check(finite_in(0, 1, "a ratio"));
   sub.add_option("--max-account-share", c->account_share,
                  "PART=SHARE: that part of where the makespan went at most SHARE (0 to 1) of it; PART is an "
                  "account key (latency, concurrent, unexplained, fake_same_channel, ...) or fake (all fake "

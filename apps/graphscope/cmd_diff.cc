@@ -59,7 +59,7 @@ Handler declare_diff(CLI::App& sub) {
   sub.add_flag("--ignore-sizes", c->options.ignore_sizes,
                "Do not compare memcpy, memset and allocation sizes or memset values");
   sub.add_option("--max-lines", c->max_lines, "Lines per section of the text report (default 20)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_in(1, 1000000000));
   return [c] { return run_diff(*c); };
 }
 

@@ -48,8 +48,7 @@ Handler declare_dump(CLI::App& sub) {
   sub.add_option("-o,--output", o->output, "Output file, written atomically (default: standard output)");
   sub.add_flag("--no-fold", o->no_fold,
                "DOT/SVG: draw every node (default: one copy of each repeated block, long runs as one box)");
-  sub.add_option("--svg-max-nodes", o->svg_max_nodes,
-                 "Refuse to lay out larger graphs as SVG (default " + std::to_string(kDefaultSvgMaxNodes) + ")");
+  add_svg_max_nodes(sub, o->svg_max_nodes, "Refuse to lay out larger pictures as SVG");
   return [o] { return run_dump(*o); };
 }
 

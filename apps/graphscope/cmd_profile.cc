@@ -24,6 +24,7 @@
 #include "inspect/profile.h"
 #include "inspect/profile_json.h"
 #include "inspect/profile_report.h"
+#include "inspect/text.h"
 #include "capture/replay.h"
 
 namespace graphscope::cli {
@@ -98,12 +99,22 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
   return r;
 }
 
+// Publishes what emit() made, all or nothing: the files, then the text on
+// standard output.
+void publish(const std::vector<std::pair<std::string, std::string>>& out, const std::string& text) {
+  OutputSet set;
+  for (const auto& [path, data] : out) set.add(path, data);
+  if (!text.empty()) set.add("-", text);
+  set.commit();
+}
+
 // How the verdicts of one graph change between runs with different numbers
 // of hardware connections: totals per run, then every node whose verdict or
 // blocking differs.
 std::string compare_runs(const GraphDocument& doc, const std::vector<int>& runs,
                          const std::vector<ProfileReport>& reports) {
-  std::string s = "verdicts by CUDA_DEVICE_MAX_CONNECTIONS" + (doc.name.empty() ? "" : " (graph " + doc.name + ")") + "\n";
+  std::string s = "verdicts by CUDA_DEVICE_MAX_CONNECTIONS" +
+                  (doc.name.empty() ? "" : " (graph " + printable(doc.name) + ")") + "\n";
   char buf[256];
   for (size_t k = 0; k < runs.size(); ++k) {
     const auto& r = reports[k];
@@ -145,15 +156,14 @@ int run_offline(const ProfileCli& c) {
   Trace trace;
   run_beside([&] { doc = load_graph(c.graph); },
              [&] {
-               InputText text(c.trace);
+               InputText text(c.trace, json_head);
                trace = read_chrome_trace(text.view(), c.trace);
              });
   phases.done("read inputs");
   std::vector<std::pair<std::string, std::string>> out;
   std::string text;
   emit(c, doc, trace, c.trace, out, text, "", &phases);
-  for (const auto& [path, data] : out) write_output(path, data);
-  if (!text.empty()) write_output("-", text);
+  publish(out, text);
   phases.done("write");
   return 0;
 }
@@ -195,8 +205,7 @@ int run_live(const ProfileCli& c) {
     if (c.output == "-") text += cmp;
     else out.emplace_back(with_tag(c.output, "compare"), cmp);
   }
-  for (const auto& [path, data] : out) write_output(path, data);
-  if (!text.empty()) write_output("-", text);
+  publish(out, text);
   return 0;
 }
 
@@ -213,36 +222,39 @@ Handler declare_profile(CLI::App& sub) {
   CLI::App* attach = sub.add_option_group("Attach", "profile --exec [options] -- COMMAND [ARGS]");
   offline->add_option("--graph", c->graph, "Offline: the graph (graphscope or PyTorch JSON, or cudaGraphDebugDotPrint DOT)");
   offline->add_option("--trace", c->trace, "Offline: a Chrome trace with Kineto keys (graphscope's or a PyTorch profiler export)");
-  sub.add_option("--exec-graph-id", c->exec_graph_id, "Which exec graph's records to analyse");
+  sub.add_option("--exec-graph-id", c->exec_graph_id, "Which exec graph's records to analyse")
+      ->check(whole_in(0, UINT32_MAX));
   offline->add_option("--launch", c->launches,
                       "Offline: only these graph launches, by correlation id (traces without graph ids; "
                       "default: every launch that matches the graph)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(whole_in(0, UINT32_MAX));
   sub.add_flag("--json", c->json, "Write the graphscope.profile/1 report instead of text");
   sub.add_option("-o,--output", c->output, "Report file (default: standard output)");
   sub.add_option("--trace-out", c->trace_out, "Also write a Chrome trace (Perfetto UI) with lanes per channel, "
                                               "graph edges as flows and fake dependencies marked");
-  sub.add_option("--threshold-us", c->threshold, "Delay past which a node is blocked (default 5)")->check(CLI::Range(0.0, 1e9));
-  sub.add_option("--tolerance-us", c->tolerance, "How close an end must be to a start (default 2)")->check(CLI::Range(0.0, 1e9));
-  live->add_option("--replays", c->replays, "Live: traced replays (default 20)")->check(CLI::Range(1, 1000000));
-  live->add_option("--warmup", c->warmup, "Live: untraced replays first (default 3; with --exec 1)")->check(CLI::Range(0, 1000000));
+  sub.add_option("--threshold-us", c->threshold, "Delay past which a node is blocked (default 5)")->check(finite_in(0, 1e9, "a number of microseconds"));
+  sub.add_option("--tolerance-us", c->tolerance, "How close an end must be to a start (default 2)")
+      ->check(finite_in(0, 1e9, "a number of microseconds"));
+  live->add_option("--replays", c->replays, "Live: traced replays (default 20)")->check(whole_in(1, 1000000));
+  live->add_option("--warmup", c->warmup, "Live: untraced replays first (default 3; with --exec 1)")->check(whole_in(0, 1000000));
   live->add_option("--connections", c->connections,
                    "Live: run with CUDA_DEVICE_MAX_CONNECTIONS=N (1-32); several values compare runs")
-      ->check(CLI::Range(1, 32));
+      ->check(whole_in(1, 32));
   sub.add_option("--svg", c->svg, "Also write the graph as SVG, nodes coloured by their delay");
   sub.add_option("--dot", c->dot, "Also write that picture as DOT");
   sub.add_option("--html", c->html,
                  "Also write a self-contained HTML report (as `graphscope report` makes; with --exec, of the "
                  "whole output directory)");
-  sub.add_option("--svg-max-nodes", c->svg_max_nodes, "Refuse to lay out larger graphs as SVG (default 5000)");
+  add_svg_max_nodes(sub, c->svg_max_nodes, "Refuse to lay out larger pictures as SVG");
   sub.add_flag("--no-fold", c->no_fold,
                "DOT/SVG: draw every node (default: one copy of each repeated block, long runs as one box)");
   live->add_option("--graph-out", c->graph_out, "Live: also write the captured graph (graphscope.graph/1 JSON)");
   live->add_option("--name", c->name, "Live: profile only the workload's graph of this name");
   live->add_option("--capture-mode", c->mode, "Live: global (default), thread_local or relaxed")
       ->check(CLI::IsMember({"global", "thread_local", "relaxed"}));
-  live->add_option("--timeout", c->timeout, "Live: seconds the workload may run (default 300)")->check(CLI::Range(0.1, 1e7));
-  live->add_option("--device", c->device, "Live: CUDA device ordinal (default 0)")->check(CLI::Range(0, 1024));
+  live->add_option("--timeout", c->timeout, "Live: seconds the workload may run (default 300)")->check(finite_in(0.1, 1e7, "a number of seconds"));
+  live->add_option("--device", c->device, "Live: CUDA device ordinal (default 0)")->check(whole_in(0, 1024));
   add_attach_options(*attach, c->exec, c->attach);
   auto* warmup = live->get_option("--warmup");
   return [c, warmup]() -> int {
@@ -265,15 +277,19 @@ Handler declare_profile(CLI::App& sub) {
       a.tolerance_us = c->tolerance;
       if (c->exec_graph_id >= 0) a.exec_ids = {uint32_t(c->exec_graph_id)};
       a.report = c->output;
-      const int rc = run_attached(a);
+      // The reports and the page are published together, after the
+      // application ended (its exit code is passed through).
+      OutputSet outputs;
+      const int rc = run_attached(a, &outputs);
       if (!c->html.empty()) {
         ReportRequest q;
         q.inputs = {a.out_dir};
         q.threshold_us = c->threshold, q.tolerance_us = c->tolerance;
         q.fold = !c->no_fold;
         q.svg_max_nodes = c->svg_max_nodes;
-        write_output(c->html, make_report(q));
+        outputs.add(c->html, make_report(q));
       }
+      outputs.commit();
       return rc;
     }
     if (c->workload.empty()) return run_offline(*c);

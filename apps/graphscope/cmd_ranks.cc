@@ -20,8 +20,10 @@ int run_ranks(const RanksCli& c) {
   RanksResult r = compare_ranks(c.run_dir);
   // Everything is made before anything is written: a bad trace leaves no report.
   std::string trace = c.trace.empty() ? std::string() : merge_rank_traces(r);
-  write_output(c.output, c.json ? write_ranks_json(r) : format_ranks(r));
-  if (!c.trace.empty()) write_output(c.trace, trace);
+  OutputSet outputs;
+  outputs.add(c.output, c.json ? write_ranks_json(r) : format_ranks(r));
+  if (!c.trace.empty()) outputs.add(c.trace, trace);
+  outputs.commit();
   return static_cast<int>(r.same() ? ExitCode::ok : ExitCode::failed);
 }
 

@@ -15,6 +15,7 @@
 #include "inspect/io.h"
 #include "inspect/load.h"
 #include "inspect/profile.h"
+#include "inspect/run_dir.h"
 #include "inspect/text.h"
 
 namespace graphscope::cli {
@@ -27,10 +28,11 @@ bool is_directory(const std::string& path) {
 
 std::string origin(const std::string& path) { return path == "-" ? "standard input" : path; }
 
-/// One graph and its profile, kept alive for the page.
+/// One graph and its profile, kept alive for the page. The trace may be
+/// shared: in a run directory, by every graph whose entry names it.
 struct Profiled {
   GraphDocument doc;
-  Trace trace;
+  std::shared_ptr<const Trace> trace;
   TraceJoin join;
   ProfileReport report;
   bool has_profile = false;
@@ -40,14 +42,19 @@ ProfileOptions profile_options(const ReportRequest& q) {
   return cli::profile_options(q.threshold_us, q.tolerance_us, q.exec_graph_id, q.launches);
 }
 
+/// Joins p.trace, read already, to p.doc; trace_name names it in messages.
+void join_trace(Profiled& p, const std::string& trace_name, const ProfileOptions& o) {
+  p.report = profile_trace(p.doc, *p.trace, trace_name, o, p.join);
+  p.has_profile = true;
+}
+
 /// Reads the trace and joins it; trace errors name the trace as given.
 void profile_graph(Profiled& p, const std::string& trace_path, const std::string& trace_name, const ProfileOptions& o) {
   {
-    InputText text(trace_path);
-    p.trace = read_chrome_trace(text.view(), trace_name);
+    InputText text(trace_path, json_head);
+    p.trace = std::make_shared<const Trace>(read_chrome_trace(text.view(), trace_name));
   }
-  p.report = profile_trace(p.doc, p.trace, trace_name, o, p.join);
-  p.has_profile = true;
+  join_trace(p, trace_name, o);
 }
 
 void add(HtmlReportInput& in, const Profiled& p, const std::string& label, int process = -1) {
@@ -55,15 +62,17 @@ void add(HtmlReportInput& in, const Profiled& p, const std::string& label, int p
   g.label = label;
   g.doc = &p.doc;
   g.process = process;
-  if (p.has_profile) g.profile = &p.report, g.trace = &p.trace, g.join = &p.join;
+  if (p.has_profile) g.profile = &p.report, g.trace = p.trace.get(), g.join = &p.join;
   in.graphs.push_back(g);
 }
 
+/// The page of an --exec output directory: every file its index names is
+/// read through the run directory's resolver (inside it, regular files,
+/// never blocking), and each trace once however many graphs name it.
 std::string run_report(const ReportRequest& q, const std::string& dir) {
-  const std::string index_path = dir + "/index.json";
-  if (::access(index_path.c_str(), F_OK) != 0)
-    throw Error(ExitCode::bad_input, dir, "not an --exec output directory: it has no index.json");
-  AttachRun run = read_attach_run(read_file(index_path), index_path);
+  RunDirectory files(dir);
+  AttachRun run = files.read_index();
+  RunTraces traces(files);
   HtmlReportInput in;
   in.title = "graphscope report: " + display_name(dir);
   in.sources = {dir};
@@ -73,15 +82,18 @@ std::string run_report(const ReportRequest& q, const std::string& dir) {
   std::vector<std::unique_ptr<Profiled>> graphs;
   for (size_t p = 0; p < run.processes.size(); ++p) {
     const auto& proc = run.processes[p];
-    for (const AttachedGraph& ag : proc.index.graphs) {
+    for (size_t i = 0; i < proc.index.graphs.size(); ++i) {
+      const AttachedGraph& ag = proc.index.graphs[i];
       auto g = std::make_unique<Profiled>();
-      const std::string base = dir + "/" + proc.dir + "/";
-      g->doc = load_graph(base + ag.file);
+      const RunFile file = files.resolve(run, p, i, RunName::file);
+      g->doc = parse_graph(files.read(file), file.path);
       std::string note;
       if (ag.profiled && !ag.trace_file.empty()) {
+        const RunFile trace = files.resolve(run, p, i, RunName::trace);
+        g->trace = traces.get(trace);
         ProfileOptions o = profile_options(q);
         o.exec_graph_id = ag.exec_graph_id;
-        profile_graph(*g, base + ag.trace_file, base + ag.trace_file, o);
+        join_trace(*g, trace.path, o);
       } else if (run.profile) {
         note = ag.profile_error.empty() ? "not profiled" : ag.profile_error;
       }
@@ -158,18 +170,19 @@ Handler declare_report(CLI::App& sub) {
                  "profile it");
   sub.add_option("-o,--output", *output,
                  "The HTML file, written atomically (default: standard output, when it is not a terminal)");
-  sub.add_option("--exec-graph-id", q->exec_graph_id, "Which exec graph's records to analyse");
+  sub.add_option("--exec-graph-id", q->exec_graph_id, "Which exec graph's records to analyse")
+      ->check(whole_in(0, UINT32_MAX));
   sub.add_option("--launch", q->launches, "Only these graph launches, by correlation id (traces without graph ids)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(whole_in(0, UINT32_MAX));
   sub.add_option("--threshold-us", q->threshold_us, "Delay past which a node is blocked (default 5)")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(finite_in(0, 1e9, "a number of microseconds"));
   sub.add_option("--tolerance-us", q->tolerance_us, "How close an end must be to a start (default 2)")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(finite_in(0, 1e9, "a number of microseconds"));
   sub.add_flag("--no-fold", [q](int64_t) { q->fold = false; },
                "Draw every node (default: one copy of each repeated block, long runs as one box)");
-  sub.add_option("--svg-max-nodes", q->svg_max_nodes,
-                 "Leave the picture out of larger graphs (default " + std::to_string(kDefaultSvgMaxNodes) +
-                     "; the rest of the page still lists every node)");
+  add_svg_max_nodes(sub, q->svg_max_nodes,
+                    "Leave the picture out of larger graphs (the rest of the page still lists every node)");
   return [q, output] {
     check_report_output(*output);
     write_output(*output, make_report(*q));

@@ -1,5 +1,11 @@
 #include "commands.h"
 
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "inspect/dot_writer.h"
+
 namespace graphscope::cli {
 
 const std::vector<Command>& commands() {
@@ -40,6 +46,47 @@ ProfileOptions profile_options(double threshold_us, double tolerance_us, int64_t
   if (exec_graph_id >= 0) o.exec_graph_id = uint32_t(exec_graph_id);
   o.launches = launches;
   return o;
+}
+
+namespace {
+// 1e9 as "1000000000", 0.1 as "0.1": bounds as a person writes them.
+std::string bound(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+}  // namespace
+
+CLI::Validator finite_in(double lo, double hi, const std::string& what) {
+  const std::string range = what + " from " + bound(lo) + " to " + bound(hi);
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        double v = 0;
+        auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(v) || v < lo ||
+            v > hi)
+          return (s.size() > 40 ? s.substr(0, 40) + "..." : s) + " is not " + range;
+        return "";
+      },
+      "NUMBER");
+}
+
+CLI::Validator whole_in(uint64_t lo, uint64_t hi) {
+  const std::string range = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        uint64_t v = 0;
+        auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size() || v < lo || v > hi)
+          return (s.size() > 40 ? s.substr(0, 40) + "..." : s) + " is not " + range;
+        return "";
+      },
+      "N");
+}
+
+CLI::Option* add_svg_max_nodes(CLI::App& sub, size_t& value, const std::string& help) {
+  return sub.add_option("--svg-max-nodes", value, help + " (default " + std::to_string(kDefaultSvgMaxNodes) + ")")
+      ->check(whole_in(0, 100000000));
 }
 
 std::string with_tag(const std::string& path, const std::string& tag) {

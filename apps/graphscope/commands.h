@@ -25,6 +25,16 @@ struct Command {
 
 const std::vector<Command>& commands();
 
+/// Option checks, each refusing with one short line (CLI11's own Range lets
+/// "nan" through and prints its bounds to 300 digits): a finite number from
+/// lo to hi ("what" says what it is, e.g. "a number of microseconds"), and a
+/// whole number from lo to hi written in decimal digits (no sign, so no
+/// wrap-around).
+CLI::Validator finite_in(double lo, double hi, const std::string& what);
+CLI::Validator whole_in(uint64_t lo, uint64_t hi);
+/// The limit of pictures, as dump, capture, profile and report take it.
+CLI::Option* add_svg_max_nodes(CLI::App& sub, size_t& value, const std::string& help);
+
 /// "out.json" + "forward" -> "out.forward.json": one output file per graph
 /// (or per run) when a command produces several.
 std::string with_tag(const std::string& path, const std::string& tag);

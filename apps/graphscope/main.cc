@@ -16,12 +16,15 @@
 #include "commands.h"
 #include "inspect/io.h"
 #include "inspect/error.h"
+#include "inspect/text.h"
 
 namespace {
 
 int fail(graphscope::ExitCode code, const std::string& message) {
   std::fflush(stdout);
-  std::cerr << "graphscope: " << message << "\n";
+  // One line whatever a file or kernel name in it holds: control
+  // characters are shown escaped, never sent to the terminal.
+  std::cerr << "graphscope: " << graphscope::printable(message) << "\n";
   return static_cast<int>(code);
 }
 
@@ -99,6 +102,9 @@ int main(int argc, char** argv) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGBUS, &sa, nullptr);
   graphscope::map_inputs(true);
+  // An output that would replace one of the command's inputs is refused
+  // (io.h): the CLI runs one command, so every file it reads is an input.
+  graphscope::track_inputs(true);
   CLI::App app{"graphscope: inspect and debug CUDA graphs", "graphscope"};
   app.set_version_flag("--version", std::string("graphscope ") + GRAPHSCOPE_VERSION);
   app.require_subcommand(1);
