@@ -32,7 +32,7 @@ PY
   done
 done
 echo "== the HTML page of a live profile (profile --html): mixed"
-if "$gs" profile "$samples/mixed.so" --replays 20 --html "$work/mixed.report.html" -o /dev/null 2> "$work/html.err"; then
+if "$gs" profile "$samples/mixed.so" --replays 20 --html "$work/mixed.report.html" -o "$work/mixed.report.txt" 2> "$work/html.err"; then
   python3 "$(dirname "$0")/check_report_html.py" "$work/mixed.report.html" || status=1
 else
   echo "FAIL profile --html: $(cat "$work/html.err")"; status=1
