@@ -460,6 +460,8 @@ void read_share(std::string_view text, Share& sh, bool ours, uint64_t base_ns, c
         tape.reparse(one, origin);
         Reader(tape, origin, "traceEvents").read_into(sh.trace, tape.root(), ours, base_ns, 0);
       } catch (const Error&) {
+        // Its path ("[0].args.dur: appears twice") is within the event
+        // alone: the whole text is read again, for the path in the document.
         return;
       }
     } else {

@@ -35,9 +35,11 @@ class JsonTape {
     Value() : u(0) {}
   };
 
-  /// Parses text; throws Error(bad_input) "origin (line L: why)" on bad JSON
-  /// or nesting deeper than max_depth. The tape's strings point into text,
-  /// which must outlive it.
+  /// Parses text; throws Error(bad_input) "origin (line L, column C: why)"
+  /// on bad JSON or nesting deeper than max_depth, and "origin (path: appears
+  /// twice)" for an object with a key twice ("nodes[3].kernel_name: appears
+  /// twice"; keys compare unescaped), as every reader refuses it. The tape's
+  /// strings point into text, which must outlive it.
   static JsonTape parse(std::string_view text, const std::string& origin, int max_depth = 256);
   /// The same into this tape, keeping its storage: parsing many documents
   /// one after another (events the trace scanner leaves to it) allocates once.
@@ -63,7 +65,8 @@ class JsonTape {
     return str(children_[uint32_t(data_[v]) + 2 * i]);
   }
   uint32_t member_value(uint32_t v, uint32_t i) const { return children_[uint32_t(data_[v]) + 2 * i + 1]; }
-  /// The value of key k in object v, or UINT32_MAX when absent.
+  /// The value of key k in object v, or UINT32_MAX when absent (a parsed
+  /// object has each key once).
   uint32_t find(uint32_t v, std::string_view k) const;
   /// Serializes value v back to compact JSON text.
   std::string to_json(uint32_t v) const;
@@ -87,5 +90,16 @@ class JsonTape {
   std::string arena_;
   uint32_t root_ = 0;
 };
+
+/// A hash of the key of n bytes at b, from its length and its first and
+/// last bytes: cheap, for the readers hash every key of a document to find
+/// a key given twice, and compare keys in full only when hashes meet. The
+/// key is in JSON text, between quotes: for an empty key, b[-1] and b[0]
+/// are the quotes.
+inline uint64_t json_key_hash(const char* b, uint32_t n) {
+  const uint64_t w = uint64_t(n) << 16 | uint64_t(static_cast<unsigned char>(b[0])) << 8 |
+                     static_cast<unsigned char>(b[int64_t(n) - 1]);
+  return w * 0x9E3779B97F4A7C15ull;  // the high bits depend on every bit of w
+}
 
 }  // namespace graphscope

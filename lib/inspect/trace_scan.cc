@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "json_tape.h"
+
 namespace graphscope::detail {
 
 CopyKind copy_kind_from_word(std::string_view w) {
@@ -69,6 +71,37 @@ struct Tok {
   uint64_t u = 0;  // uint: the value
   uint32_t d[3] = {0, 0, 0};  // an array of three integers (grid, block)
   std::string_view view() const { return std::string_view(b, size_t(e - b)); }
+};
+
+// The keys of one object met so far (those the scanner does not read; each
+// one it reads has its field in the event), to find a key given twice,
+// which the strict reader refuses. Each key takes one of 64 slots (by
+// json_key_hash): it is compared in full with the keys before it only when
+// its slot is taken. An object with more such keys than are kept bails too
+// (the strict reader decides); Kineto's events have fewer than 20 keys at
+// any level.
+class SeenKeys {
+ public:
+  // False when the key is already here, or there is no room for it.
+  bool add(const char* b, const char* e) {
+    const uint32_t n = uint32_t(e - b);
+    const uint64_t slot = uint64_t(1) << (json_key_hash(b, n) >> 58);
+    if (taken_ & slot)
+      for (uint32_t i = 0; i < count_; ++i)
+        if (length_[i] == n && std::memcmp(key_[i], b, n) == 0) return false;
+    taken_ |= slot;
+    if (count_ == kMax) return false;
+    key_[count_] = b;
+    length_[count_++] = n;
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t kMax = 32;
+  uint64_t taken_ = 0;  // 64 slots of the keys' hashes
+  uint32_t count_ = 0;
+  uint32_t length_[kMax];
+  const char* key_[kMax];
 };
 
 class Scanner {
@@ -167,9 +200,10 @@ class Scanner {
         ++p_;
         ws();
         if (eat('}')) return true;
+        SeenKeys seen;
         for (;;) {
           const char *kb, *ke;
-          if (!string(kb, ke)) return false;
+          if (!string(kb, ke) || !seen.add(kb, ke)) return false;
           ws();
           if (!eat(':')) return false;
           ws();
@@ -279,6 +313,9 @@ EventScan scan_event(const char* p, const char* end, bool ours, uint64_t base_ns
   Scanner s(p, end);
   Tok f[fields], g[arg_fields];
   bool args_object = false;
+  // A key given twice bails (the strict reader refuses it, naming it): the
+  // keys read by their fields in f and g, the others in these.
+  SeenKeys others, other_args;
   if (!s.eat('{')) return bail;
   s.ws();
   if (!s.eat('}')) {
@@ -291,9 +328,9 @@ EventScan scan_event(const char* p, const char* end, bool ours, uint64_t base_ns
       int k = field_of(kb, ke);
       if (k < 0) {
         Tok skip;
-        if (!s.value(skip)) return bail;
+        if (!others.add(kb, ke) || !s.value(skip)) return bail;
       } else if (f[k].type != Tok::none) {
-        return bail;  // a repeated key: the strict reader takes the last
+        return bail;  // a repeated key
       } else if (k == args && s.at('{')) {
         f[k].type = Tok::other;
         args_object = true;
@@ -308,7 +345,7 @@ EventScan scan_event(const char* p, const char* end, bool ours, uint64_t base_ns
             int ak = arg_field_of(kb, ke);
             Tok skip;
             Tok& t = ak < 0 ? skip : g[ak];
-            if (ak >= 0 && t.type != Tok::none) return bail;
+            if (ak >= 0 ? t.type != Tok::none : !other_args.add(kb, ke)) return bail;
             if (ak == grid || ak == block ? !s.dim3(t) : !s.value(t)) return bail;
             s.ws();
             if (s.eat('}')) break;

@@ -2,7 +2,8 @@
 // text, without building a tape. It takes the plain events that make up
 // almost every trace (ASCII strings without escapes, plain numbers, no
 // repeated keys) and gives up ("bail") on anything else, which the strict
-// tape reader then decides, so both paths always agree: a test of the two
+// tape reader then decides (it refuses a repeated key anywhere, as every
+// reader does), so both paths always agree: a test of the two
 // on the same events keeps it so (tests/unit/chrome_trace_test.cc, and
 // fuzz/fuzz_trace_json.cc).
 #pragma once
@@ -50,7 +51,8 @@ enum class EventScan : uint8_t { activity, launch, skipped, bail };
 /// skipped: a valid event that is not a device activity (metadata, CPU ops,
 /// flows); either way `next` is one past its closing brace. bail: the
 /// event is malformed, or uses something this path does not read (escapes,
-/// non-ASCII text, repeated keys, exponents, values out of range, ...).
+/// non-ASCII text, a key twice in any object of the event, exponents,
+/// values out of range, ...).
 /// `ours`: the trace is graphscope's own (host and other kinds are read);
 /// base_ns is added to every time.
 /// launch: the event is a graph launch API call, in `launch`.

@@ -666,18 +666,78 @@ TEST_CASE("large traces are read on several threads with the same result and mes
   CHECK_THROWS_AS(graphscope::read_chrome_trace(broken, "broken.json"), graphscope::Error);
 }
 
-TEST_CASE("a large trace with an escaped key reads as the strict parser reads it") {
-  // "trace\u0045vents" is "traceEvents": the first of the two arrays is the
-  // events, as in a small file (found by fuzz_trace_json, blanks to 1 MiB).
+TEST_CASE("an escaped key that spells traceEvents is that key, in large traces too") {
+  // "trace\u0045vents" is "traceEvents", so the two arrays are one key twice:
+  // refused, in a small file as in a large one (found by fuzz_trace_json,
+  // blanks to 1 MiB).
   std::string text =
       R"({"trace\u0045vents": [{"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": 2}],)"
       R"( "traceEvents": [{"ph": "X", "cat": "kernel", "name": "b", "ts": 1, "dur": 2}]})";
-  graphscope::Trace small = graphscope::read_chrome_trace(text, "small.json");
+  check_bad(text, "t.json (traceEvents: appears twice)");
   text.resize(size_t(1) << 20, ' ');
-  graphscope::Trace big = graphscope::read_chrome_trace(text, "big.json");
-  REQUIRE(small.activities.size() == 1);
+  check_bad(text, "t.json (traceEvents: appears twice)");
+  // Alone, the escaped key is the events.
+  std::string alone =
+      R"({"trace\u0045vents": [{"ph": "X", "cat": "kernel", "name": "a", "ts": 1, "dur": 2}]})";
+  alone.resize(size_t(1) << 20, ' ');
+  graphscope::Trace big = graphscope::read_chrome_trace(alone, "big.json");
   REQUIRE(big.activities.size() == 1);
   CHECK(big.names[big.activities[0].name] == "a");
+}
+
+TEST_CASE("a key twice in a trace is refused with its path in the whole document") {
+  check_bad(kernel_event(R"("name": "k", "ts": 1, "dur": 1, "dur": 2)"),
+            "t.json (traceEvents[1].dur: appears twice)");
+  check_bad(kernel_event(R"("name": "k", "ts": 1, "dur": 1, "args": {"stream": 7, "dur": 1, "dur": 1})"),
+            "t.json (traceEvents[1].args.dur: appears twice)");
+  check_bad(kernel_event(R"("name": "k", "ts": 1, "dur": 1,)"
+                         R"( "args": {"Ext\u0065rnal id": 1, "External id": 1})"),
+            "t.json (traceEvents[1].args.External id: appears twice)");
+  check_bad(R"([{"ph": "M"}, {"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "name": "j"}])",
+            "t.json ([1].name: appears twice)");
+  check_bad(R"({"graphscope": {"schema": "graphscope.trace/1", "schema": "graphscope.trace/1"},)"
+            R"( "traceEvents": []})",
+            "t.json (graphscope.schema: appears twice)");
+  check_bad(R"({"traceEvents": [], "otherData": {"a": 1}, "traceEvents": []})",
+            "t.json (traceEvents: appears twice)");
+  check_bad(R"({"traceEvents": [], "deviceProperties": [{"id": 0, "numSms": 132, "id": 1}]})",
+            "t.json (deviceProperties[0].id: appears twice)");
+
+  // A large trace is read in parts on several threads, its events one at a
+  // time where the scanner bails: the path is still the event's index in
+  // the whole array, whichever way it is read.
+  Trace t;
+  const uint32_t k = t.intern("_Z6kernelv");
+  for (uint32_t i = 0; i < 150000; ++i) {
+    Activity a = make(ActivityKind::kernel, k, 1000ull * i, 1000ull * i + 700);
+    a.stream = 7;
+    a.correlation = 1 + i;
+    t.activities.push_back(a);
+  }
+  std::string text = write_chrome_trace(t, nullptr, nullptr);
+  const size_t at = text.find("\"stream\":", text.size() * 3 / 4);
+  REQUIRE(at != std::string::npos);
+  text.insert(at, "\"stream\": 8, ");
+  // The event's index: events before it, each with one "ph".
+  size_t index = 0;
+  for (size_t p = text.find("\"ph\""); p < at; p = text.find("\"ph\"", p + 1)) ++index;
+  REQUIRE(index > 100000);
+  const std::string expected =
+      "big.json (traceEvents[" + std::to_string(index - 1) + "].args.stream: appears twice)";
+  auto message = [&](unsigned threads) {
+    try {
+      if (threads) detail::read_chrome_trace_split(text, "big.json", threads);
+      else read_chrome_trace(text, "big.json");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::bad_input);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  for (unsigned threads : {0u, 1u, 3u, 8u}) {
+    CAPTURE(threads);
+    CHECK(message(threads) == expected);
+  }
 }
 
 TEST_CASE("the trace written follows Kineto: tid the stream, grid, block, shared memory, context, base time") {

@@ -212,6 +212,50 @@ TEST_CASE("the event scanner leaves to the strict reader what it does not read, 
   }
 }
 
+TEST_CASE("the scanner bails on a key twice anywhere in an event, and the strict reader refuses it") {
+  auto strict_message = [](const std::string& event) {
+    try {
+      detail::read_chrome_trace_strict(R"({"traceEvents": [)" + event + "]}", "strict");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::bad_input);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string head = R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2)";
+  struct Case {
+    std::string members, path;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"(, "dur": 3)", "dur"},
+           {R"(, "id": 1, "bp": "e", "id": 2)", "id"},
+           {R"(, "args": {"queued": 0, "stream": 7, "queued": 0})", "args.queued"},
+           {R"(, "args": {"stream": 7, "device": 0, "stream": 8})", "args.stream"},
+           {R"(, "args": {"x": [1, {"z": null, "y": 1, "z": null}]})", "args.x[1].z"},
+           {R"(, "extra": {"a": {"b": 1, "b": 2}})", "extra.a.b"},
+           {R"(, "args": [{"q": 1, "q": 1}])", "args[0].q"},
+       }) {
+    const std::string e = head + c.members + "}";
+    CAPTURE(e);
+    CHECK(fast(e, false) == "bail");
+    CHECK(strict_message(e) == "strict (traceEvents[0]." + c.path + ": appears twice)");
+  }
+  // Keys that share a prefix, or differ in their last byte, are other keys:
+  // read by the scanner as by the strict reader.
+  const std::string prefixes = head + R"(, "id": 1, "i": 2, "idx": 3, "ie": 4,)"
+                                      R"( "args": {"queued": 0, "queue": 1, "stream": 7, "streams": 8,)"
+                                      R"( "x": {"a": 1, "ab": 2, "b": 3, "": 4}}})";
+  CHECK(fast(prefixes, false) != "bail");
+  CHECK(fast(prefixes, false) == strict(prefixes, false));
+  // More keys than the scanner keeps for one object: it bails, and the
+  // strict reader reads the event.
+  std::string many = head + R"(, "args": {"stream": 7)";
+  for (int i = 0; i < 40; ++i) many += ", \"a" + std::to_string(i) + "\": " + std::to_string(i);
+  many += "}}";
+  CHECK(fast(many, false) == "bail");
+  CHECK(strict(many, false) != "");
+}
+
 TEST_CASE("microseconds with up to 3 decimals read exactly as through a double") {
   std::mt19937_64 rng(11);
   auto through_double = [](const std::string& s) {
