@@ -20,9 +20,9 @@
 #include "capture/driver_api.h"
 #include "capture/origin.h"
 #include "capture/walk.h"
-#include "inspect/io.h"
-#include "inspect/graph_json.h"
-#include "inspect/json_writer.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/json_writer.h"
 
 using namespace graphscope;
 

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "bench_util.h"
-#include "inspect/graph_json.h"
-#include "inspect/fold.h"
-#include "inspect/json_tape.h"
-#include "inspect/json_writer.h"
-#include "inspect/validate.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/analysis/fold.h"
+#include "inspect/core/json_tape.h"
+#include "inspect/core/json_writer.h"
+#include "inspect/model/validate.h"
 
 using namespace graphscope;
 

@@ -10,11 +10,11 @@
 #include <cstdlib>
 
 #include "bench_util.h"
-#include "inspect/io.h"
-#include "inspect/graph_json.h"
-#include "inspect/json_writer.h"
-#include "inspect/nvdot_reader.h"
-#include "inspect/validate.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/json_writer.h"
+#include "inspect/formats/nvdot_reader.h"
+#include "inspect/model/validate.h"
 
 using namespace graphscope;
 

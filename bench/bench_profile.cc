@@ -16,12 +16,12 @@
 #include <random>
 
 #include "bench_util.h"
-#include "inspect/chrome_trace.h"
-#include "inspect/io.h"
-#include "inspect/graph_json.h"
-#include "inspect/json_writer.h"
-#include "inspect/profile.h"
-#include "inspect/validate.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/json_writer.h"
+#include "inspect/analysis/profile.h"
+#include "inspect/model/validate.h"
 
 using namespace graphscope;
 

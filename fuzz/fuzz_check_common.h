@@ -3,12 +3,12 @@
 #pragma once
 
 #include "fuzz_common.h"
-#include "inspect/check.h"
-#include "inspect/check_json.h"
-#include "inspect/check_report.h"
-#include "inspect/rules_json.h"
-#include "inspect/json_tape.h"
-#include "inspect/profile_json.h"
+#include "inspect/analysis/check.h"
+#include "inspect/formats/check_json.h"
+#include "inspect/render/check_report.h"
+#include "inspect/formats/rules_json.h"
+#include "inspect/core/json_tape.h"
+#include "inspect/formats/profile_json.h"
 
 namespace graphscope::fuzz {
 

@@ -2,13 +2,13 @@
 
 #include <cmath>
 
-#include "inspect/dot_writer.h"
-#include "inspect/graph_json.h"
-#include "inspect/json_tape.h"
-#include "inspect/json_writer.h"
-#include "inspect/load.h"
-#include "inspect/summary.h"
-#include "inspect/validate.h"
+#include "inspect/render/dot_writer.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/json_tape.h"
+#include "inspect/core/json_writer.h"
+#include "inspect/formats/load.h"
+#include "inspect/analysis/summary.h"
+#include "inspect/model/validate.h"
 
 namespace graphscope::fuzz {
 namespace {

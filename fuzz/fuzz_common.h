@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "inspect/error.h"
-#include "inspect/graph.h"
+#include "inspect/core/error.h"
+#include "inspect/model/graph.h"
 
 namespace graphscope::fuzz {
 

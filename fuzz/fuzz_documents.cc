@@ -11,10 +11,10 @@
 #include <string>
 
 #include "fuzz_common.h"
-#include "inspect/attach_json.h"
-#include "inspect/check_json.h"
-#include "inspect/diff_json.h"
-#include "inspect/rules_json.h"
+#include "inspect/formats/attach_json.h"
+#include "inspect/formats/check_json.h"
+#include "inspect/formats/diff_json.h"
+#include "inspect/formats/rules_json.h"
 
 using namespace graphscope;
 using namespace graphscope::fuzz;

@@ -7,9 +7,9 @@
 #include <cstdint>
 
 #include "fuzz_common.h"
-#include "inspect/load.h"
-#include "inspect/nvdot_reader.h"
-#include "inspect/validate.h"
+#include "inspect/formats/load.h"
+#include "inspect/formats/nvdot_reader.h"
+#include "inspect/model/validate.h"
 
 using namespace graphscope;
 using namespace graphscope::fuzz;

@@ -10,7 +10,7 @@
 #include <functional>
 
 #include "fuzz_common.h"
-#include "inspect/chrome_trace.h"
+#include "inspect/formats/chrome_trace.h"
 
 using namespace graphscope;
 using namespace graphscope::fuzz;

@@ -129,7 +129,7 @@ r = json.load(open(sys.argv[1])); r["processes"][1]["dir"] = ".."; json.dump(r, 
 PY
 bad escape "$work/escape"
 
-# The one resolver of a run directory's names (lib/inspect/run_dir.h):
+# The one resolver of a run directory's names (lib/inspect/runs/run_dir.h):
 # `report RUN_DIR` and `ranks RUN_DIR` refuse alike every name that leaves
 # the run directory (.., an absolute name, a process dir of ../.., a
 # symlink pointing out) and every name that is no regular file (a FIFO as a

@@ -13,14 +13,14 @@
 #include <unordered_set>
 
 #include "commands.h"
-#include "inspect/attach_json.h"
-#include "inspect/attach_session.h"
-#include "inspect/error.h"
-#include "inspect/graph_json.h"
-#include "inspect/io.h"
-#include "inspect/json_writer.h"
-#include "inspect/ranks.h"
-#include "inspect/text.h"
+#include "inspect/formats/attach_json.h"
+#include "inspect/runs/attach_session.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/io.h"
+#include "inspect/core/json_writer.h"
+#include "inspect/runs/ranks.h"
+#include "inspect/core/text.h"
 
 namespace graphscope::cli {
 namespace fs = std::filesystem;

@@ -3,12 +3,12 @@
 
 #include "attach.h"
 #include "commands.h"
-#include "inspect/dot_writer.h"
-#include "inspect/error.h"
-#include "inspect/io.h"
-#include "inspect/graph_json.h"
-#include "inspect/json_writer.h"
-#include "inspect/summary.h"
+#include "inspect/render/dot_writer.h"
+#include "inspect/core/error.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/json_writer.h"
+#include "inspect/analysis/summary.h"
 #include "capture/capture.h"
 
 namespace graphscope::cli {

@@ -7,14 +7,15 @@
 #include <optional>
 
 #include "commands.h"
-#include "inspect/check.h"
-#include "inspect/check_json.h"
-#include "inspect/check_report.h"
-#include "inspect/rules_json.h"
-#include "inspect/text.h"
-#include "inspect/error.h"
-#include "inspect/io.h"
-#include "inspect/load.h"
+#include "inspect/analysis/check.h"
+#include "inspect/formats/check_json.h"
+#include "inspect/formats/profile_json.h"
+#include "inspect/render/check_report.h"
+#include "inspect/formats/rules_json.h"
+#include "inspect/core/text.h"
+#include "inspect/core/error.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/load.h"
 
 namespace graphscope::cli {
 namespace {

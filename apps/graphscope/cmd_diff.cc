@@ -3,12 +3,12 @@
 #include <memory>
 
 #include "commands.h"
-#include "inspect/diff.h"
-#include "inspect/diff_json.h"
-#include "inspect/diff_report.h"
-#include "inspect/error.h"
-#include "inspect/io.h"
-#include "inspect/load.h"
+#include "inspect/analysis/diff.h"
+#include "inspect/formats/diff_json.h"
+#include "inspect/render/diff_report.h"
+#include "inspect/core/error.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/load.h"
 
 namespace graphscope::cli {
 namespace {

@@ -2,12 +2,12 @@
 #include <memory>
 
 #include "commands.h"
-#include "inspect/dot_writer.h"
-#include "inspect/io.h"
-#include "inspect/graph_json.h"
-#include "inspect/json_writer.h"
-#include "inspect/load.h"
-#include "inspect/summary.h"
+#include "inspect/render/dot_writer.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/json_writer.h"
+#include "inspect/formats/load.h"
+#include "inspect/analysis/summary.h"
 
 namespace graphscope::cli {
 namespace {

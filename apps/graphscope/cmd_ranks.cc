@@ -2,9 +2,9 @@
 #include <memory>
 
 #include "commands.h"
-#include "inspect/error.h"
-#include "inspect/io.h"
-#include "inspect/ranks.h"
+#include "inspect/core/error.h"
+#include "inspect/core/io.h"
+#include "inspect/runs/ranks.h"
 
 namespace graphscope::cli {
 namespace {

@@ -6,17 +6,17 @@
 #include <memory>
 
 #include "commands.h"
-#include "inspect/attach_json.h"
-#include "inspect/chrome_trace.h"
-#include "inspect/diff.h"
-#include "inspect/diff_report.h"
-#include "inspect/error.h"
-#include "inspect/html_report.h"
-#include "inspect/io.h"
-#include "inspect/load.h"
-#include "inspect/profile.h"
-#include "inspect/run_dir.h"
-#include "inspect/text.h"
+#include "inspect/formats/attach_json.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/analysis/diff.h"
+#include "inspect/render/diff_report.h"
+#include "inspect/core/error.h"
+#include "inspect/render/html_report.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/load.h"
+#include "inspect/analysis/profile.h"
+#include "inspect/runs/run_dir.h"
+#include "inspect/core/text.h"
 
 namespace graphscope::cli {
 namespace {

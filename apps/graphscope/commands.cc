@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "inspect/dot_writer.h"
+#include "inspect/render/dot_writer.h"
 
 namespace graphscope::cli {
 

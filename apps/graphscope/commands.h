@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "inspect/profile.h"
+#include "inspect/analysis/profile.h"
 
 #include <cstdint>
 #include <functional>

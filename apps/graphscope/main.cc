@@ -14,9 +14,9 @@
 #include <new>
 
 #include "commands.h"
-#include "inspect/io.h"
-#include "inspect/error.h"
-#include "inspect/text.h"
+#include "inspect/core/io.h"
+#include "inspect/core/error.h"
+#include "inspect/core/text.h"
 
 namespace {
 

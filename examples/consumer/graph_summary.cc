@@ -1,10 +1,10 @@
 // graph_summary FILE [OTHER]: what graphscope's library says about a graph
 // document (any format `graphscope dump` reads), and, given a second one,
 // whether the two differ.
-#include <graphscope/inspect/diff.h>
-#include <graphscope/inspect/error.h>
-#include <graphscope/inspect/load.h>
-#include <graphscope/inspect/summary.h>
+#include <graphscope/inspect/analysis/diff.h>
+#include <graphscope/inspect/core/error.h>
+#include <graphscope/inspect/formats/load.h>
+#include <graphscope/inspect/analysis/summary.h>
 
 #include <cstdio>
 

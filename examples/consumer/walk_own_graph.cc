@@ -3,8 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include <graphscope/capture/walk.h>
-#include <graphscope/inspect/error.h>
-#include <graphscope/inspect/graph_json.h>
+#include <graphscope/inspect/core/error.h>
+#include <graphscope/inspect/formats/graph_json.h>
 
 #include <cstdio>
 

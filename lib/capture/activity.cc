@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "driver_api.h"
-#include "inspect/error.h"
-#include "inspect/order.h"
+#include "inspect/core/error.h"
+#include "inspect/core/order.h"
 
 namespace graphscope::capture {
 namespace {

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "inspect/trace.h"
+#include "inspect/model/trace.h"
 
 namespace graphscope::capture {
 

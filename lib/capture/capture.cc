@@ -14,10 +14,10 @@
 #include "child.h"
 #include "cuda_check.h"
 #include "origin.h"
-#include "inspect/io.h"
-#include "inspect/graph_json.h"
-#include "inspect/json_writer.h"
-#include "inspect/validate.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/json_writer.h"
+#include "inspect/model/validate.h"
 
 namespace graphscope::capture {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "inspect/error.h"
+#include "inspect/core/error.h"
 
 namespace graphscope::capture {
 

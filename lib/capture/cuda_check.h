@@ -8,7 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
-#include "inspect/error.h"
+#include "inspect/core/error.h"
 
 namespace graphscope::capture {
 

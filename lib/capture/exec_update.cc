@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 
 #include "driver_api.h"
-#include "inspect/demangle.h"
+#include "inspect/core/demangle.h"
 #include "walk.h"
 
 namespace graphscope::capture {

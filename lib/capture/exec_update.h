@@ -1,7 +1,7 @@
 // Reading the driver calls that change an exec graph after instantiation
 // (cuGraphExecUpdate and the per-node setters) from CUPTI's callbacks at
 // their exit: which exec graph, and what changed, as lib/inspect's
-// NodeUpdate (lib/inspect/exec_update.h decides what that does to a
+// NodeUpdate (lib/inspect/model/exec_update.h decides what that does to a
 // document). The runtime's cudaGraphExec* calls reach the driver's, so the
 // driver domain sees both.
 #pragma once
@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "inspect/exec_update.h"
+#include "inspect/model/exec_update.h"
 
 namespace graphscope::capture {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "capture.h"
-#include "inspect/error.h"
+#include "inspect/core/error.h"
 #include "live_abi.h"
 #include "replay.h"
 

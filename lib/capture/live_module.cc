@@ -5,7 +5,7 @@
 #include <exception>
 
 #include "capture.h"
-#include "inspect/error.h"
+#include "inspect/core/error.h"
 #include "live_abi.h"
 #include "replay.h"
 

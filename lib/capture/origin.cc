@@ -29,7 +29,7 @@
 
 #include "clock.h"
 #include "flat_map.h"
-#include "inspect/demangle.h"
+#include "inspect/core/demangle.h"
 
 namespace graphscope::capture {
 

@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "inspect/graph.h"
+#include "inspect/model/graph.h"
 
 namespace graphscope::capture {
 

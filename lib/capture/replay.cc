@@ -13,8 +13,8 @@
 #include "activity.h"
 #include "capture_hooks.h"
 #include "cuda_check.h"
-#include "inspect/error.h"
-#include "inspect/io.h"
+#include "inspect/core/error.h"
+#include "inspect/core/io.h"
 
 namespace graphscope::capture {
 namespace {

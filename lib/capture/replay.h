@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "capture.h"
-#include "inspect/graph.h"
-#include "inspect/trace.h"
+#include "inspect/model/graph.h"
+#include "inspect/model/trace.h"
 
 namespace graphscope::capture {
 

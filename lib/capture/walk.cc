@@ -20,10 +20,10 @@
 #include "clock.h"
 #include "cuda_check.h"
 #include "driver_api.h"
-#include "inspect/demangle.h"
-#include "inspect/io.h"
-#include "inspect/nvdot_reader.h"
-#include "inspect/parallel.h"
+#include "inspect/core/demangle.h"
+#include "inspect/core/io.h"
+#include "inspect/formats/nvdot_reader.h"
+#include "inspect/core/parallel.h"
 
 namespace graphscope::capture {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "inspect/graph.h"
+#include "inspect/model/graph.h"
 #include "walk_options.h"
 
 namespace graphscope::capture {

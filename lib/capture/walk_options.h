@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "inspect/graph.h"
+#include "inspect/model/graph.h"
 
 namespace graphscope::capture {
 

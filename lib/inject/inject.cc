@@ -13,7 +13,7 @@
 // exit like `graphscope profile` does.
 //
 // Configured by the environment (`graphscope capture --exec` sets it; the
-// variables are AttachConfig's, lib/inspect/attach_session.h). What to dump,
+// variables are AttachConfig's, lib/inspect/runs/attach_session.h). What to dump,
 // what to skip, which launches to analyse and the process index are the
 // CUDA-free AttachSession's decisions; this file is the CUPTI adapter.
 //
@@ -56,16 +56,16 @@
 #include "capture/exec_update.h"
 #include "capture/origin.h"
 #include "capture/walk.h"
-#include "inspect/attach_session.h"
-#include "inspect/chrome_trace.h"
-#include "inspect/demangle.h"
-#include "inspect/error.h"
-#include "inspect/exec_update.h"
-#include "inspect/graph_json.h"
-#include "inspect/io.h"
-#include "inspect/profile.h"
-#include "inspect/profile_json.h"
-#include "inspect/profile_report.h"
+#include "inspect/runs/attach_session.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/core/demangle.h"
+#include "inspect/core/error.h"
+#include "inspect/model/exec_update.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/io.h"
+#include "inspect/analysis/profile.h"
+#include "inspect/formats/profile_json.h"
+#include "inspect/render/profile_report.h"
 #include "writer.h"
 
 namespace graphscope::inject {

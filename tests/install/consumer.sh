@@ -21,8 +21,8 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(cd "$prefix" && ls -d lib/x86_64-linux-gnu 2>/dev/null || echo lib)
 [ -f "$prefix/$libdir/libgraphscope_inspect.so.0" ] || libdir=lib
 
-for f in include/graphscope/graphscope.h include/graphscope/workload.h include/graphscope/inspect/graph.h \
-         include/graphscope/inspect/load.h "$libdir/libgraphscope_inspect.so.0" "$libdir/libgraphscope.so.0" \
+for f in include/graphscope/graphscope.h include/graphscope/workload.h include/graphscope/inspect/model/graph.h \
+         include/graphscope/inspect/formats/load.h "$libdir/libgraphscope_inspect.so.0" "$libdir/libgraphscope.so.0" \
          "$libdir/cmake/graphscope/graphscope-config.cmake" "$libdir/pkgconfig/graphscope.pc" \
          "$libdir/pkgconfig/graphscope-c.pc" share/man/man1/graphscope.1.gz share/doc/graphscope/copyright \
          lib/python3/dist-packages/cudagraphscope/__init__.py bin/graphscope; do

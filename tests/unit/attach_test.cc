@@ -8,9 +8,9 @@
 #include <string>
 
 #include "graph_builder.h"
-#include "inspect/attach_json.h"
-#include "inspect/attach_session.h"
-#include "inspect/error.h"
+#include "inspect/formats/attach_json.h"
+#include "inspect/runs/attach_session.h"
+#include "inspect/core/error.h"
 #include "test_data.h"
 
 using namespace graphscope;

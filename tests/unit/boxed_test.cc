@@ -3,7 +3,7 @@
 #include <optional>
 #include <utility>
 
-#include "inspect/graph.h"
+#include "inspect/model/graph.h"
 
 using namespace graphscope;
 

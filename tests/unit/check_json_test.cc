@@ -5,12 +5,12 @@
 #include <cmath>
 #include <string>
 
-#include "inspect/check.h"
-#include "inspect/check_json.h"
-#include "inspect/error.h"
-#include "inspect/load.h"
-#include "inspect/profile_json.h"
-#include "inspect/rules_json.h"
+#include "inspect/analysis/check.h"
+#include "inspect/formats/check_json.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/load.h"
+#include "inspect/formats/profile_json.h"
+#include "inspect/formats/rules_json.h"
 #include "test_data.h"
 
 using namespace graphscope;

@@ -4,13 +4,13 @@
 #include <cmath>
 
 #include "graph_builder.h"
-#include "inspect/check.h"
-#include "inspect/check_json.h"
-#include "inspect/check_report.h"
-#include "inspect/rules_json.h"
-#include "inspect/error.h"
-#include "inspect/profile.h"
-#include "inspect/profile_json.h"
+#include "inspect/analysis/check.h"
+#include "inspect/formats/check_json.h"
+#include "inspect/render/check_report.h"
+#include "inspect/formats/rules_json.h"
+#include "inspect/core/error.h"
+#include "inspect/analysis/profile.h"
+#include "inspect/formats/profile_json.h"
 #include "test_data.h"
 
 using namespace graphscope;

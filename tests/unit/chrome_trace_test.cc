@@ -7,8 +7,8 @@
 #include <string>
 
 #include "graph_builder.h"
-#include "inspect/chrome_trace.h"
-#include "inspect/error.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/core/error.h"
 #include "test_data.h"
 
 using namespace graphscope;

@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "graph_builder.h"
-#include "inspect/collective.h"
+#include "inspect/model/collective.h"
 
 using namespace graphscope;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "inspect/demangle.h"
+#include "inspect/core/demangle.h"
 
 using namespace graphscope;
 

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "graph_builder.h"
-#include "inspect/diff.h"
-#include "inspect/diff_json.h"
-#include "inspect/error.h"
-#include "inspect/load.h"
+#include "inspect/analysis/diff.h"
+#include "inspect/formats/diff_json.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/load.h"
 #include "test_data.h"
 
 using namespace graphscope;

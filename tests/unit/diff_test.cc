@@ -6,10 +6,10 @@
 #include <numeric>
 
 #include "graph_builder.h"
-#include "inspect/diff.h"
-#include "inspect/diff_json.h"
-#include "inspect/diff_report.h"
-#include "inspect/load.h"
+#include "inspect/analysis/diff.h"
+#include "inspect/formats/diff_json.h"
+#include "inspect/render/diff_report.h"
+#include "inspect/formats/load.h"
 #include "test_data.h"
 
 using namespace graphscope;

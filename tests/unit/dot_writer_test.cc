@@ -1,6 +1,6 @@
 // Pictures: DOT through cgraph, SVG through gvc. Every DOT text is parsed
 // back with cgraph's own reader, so the checks are on what dot will see.
-#include "inspect/dot_writer.h"
+#include "inspect/render/dot_writer.h"
 
 #include <doctest/doctest.h>
 #include <graphviz/cgraph.h>
@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "inspect/error.h"
-#include "inspect/graph.h"
-#include "inspect/text.h"
+#include "inspect/core/error.h"
+#include "inspect/model/graph.h"
+#include "inspect/core/text.h"
 
 namespace graphscope {
 namespace {

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "graph_builder.h"
-#include "inspect/attach_json.h"
-#include "inspect/attach_session.h"
-#include "inspect/exec_update.h"
-#include "inspect/graph_json.h"
+#include "inspect/formats/attach_json.h"
+#include "inspect/runs/attach_session.h"
+#include "inspect/model/exec_update.h"
+#include "inspect/formats/graph_json.h"
 
 using namespace graphscope;
 using test::make_doc;

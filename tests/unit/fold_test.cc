@@ -5,16 +5,16 @@
 #include <regex>
 #include <string>
 
-#include "inspect/check.h"
-#include "inspect/diff.h"
-#include "inspect/dot_writer.h"
-#include "inspect/error.h"
-#include "inspect/fold.h"
-#include "inspect/graph_json.h"
-#include "inspect/load.h"
-#include "inspect/rules_json.h"
-#include "inspect/summary.h"
-#include "inspect/validate.h"
+#include "inspect/analysis/check.h"
+#include "inspect/analysis/diff.h"
+#include "inspect/render/dot_writer.h"
+#include "inspect/core/error.h"
+#include "inspect/analysis/fold.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/formats/load.h"
+#include "inspect/formats/rules_json.h"
+#include "inspect/analysis/summary.h"
+#include "inspect/model/validate.h"
 #include "test_data.h"
 
 using namespace graphscope;

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "inspect/graph.h"
+#include "inspect/model/graph.h"
 
 namespace graphscope::test {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "graph_builder.h"
-#include "inspect/graph_json.h"
-#include "inspect/load.h"
-#include "inspect/summary.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/formats/load.h"
+#include "inspect/analysis/summary.h"
 #include "test_data.h"
 
 using namespace graphscope;

@@ -5,12 +5,12 @@
 #include <string>
 
 #include "graph_builder.h"
-#include "inspect/chrome_trace.h"
-#include "inspect/diff.h"
-#include "inspect/html_report.h"
-#include "inspect/load.h"
-#include "inspect/profile.h"
-#include "inspect/text.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/analysis/diff.h"
+#include "inspect/render/html_report.h"
+#include "inspect/formats/load.h"
+#include "inspect/analysis/profile.h"
+#include "inspect/core/text.h"
 #include "test_data.h"
 
 using namespace graphscope;

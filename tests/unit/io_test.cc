@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "inspect/error.h"
-#include "inspect/io.h"
+#include "inspect/core/error.h"
+#include "inspect/core/io.h"
 
 using namespace graphscope;
 

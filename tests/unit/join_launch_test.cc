@@ -12,15 +12,15 @@
 #include <set>
 #include <string>
 
-#include "inspect/chrome_trace.h"
-#include "inspect/error.h"
-#include "inspect/graph_json.h"
-#include "inspect/join.h"
-#include "inspect/load.h"
-#include "inspect/profile.h"
-#include "inspect/profile_json.h"
-#include "inspect/profile_report.h"
-#include "inspect/validate.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/analysis/join.h"
+#include "inspect/formats/load.h"
+#include "inspect/analysis/profile.h"
+#include "inspect/formats/profile_json.h"
+#include "inspect/render/profile_report.h"
+#include "inspect/model/validate.h"
 #include "test_data.h"
 
 using namespace graphscope;

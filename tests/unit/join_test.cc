@@ -5,8 +5,8 @@
 #include <string>
 
 #include "graph_builder.h"
-#include "inspect/error.h"
-#include "inspect/join.h"
+#include "inspect/core/error.h"
+#include "inspect/analysis/join.h"
 
 using namespace graphscope;
 using graphscope::test::fork_join;

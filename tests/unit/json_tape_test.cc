@@ -5,10 +5,10 @@
 #include <set>
 
 #include "graph_builder.h"
-#include "inspect/error.h"
-#include "inspect/json_tape.h"
-#include "inspect/graph_json.h"
-#include "inspect/json_writer.h"
+#include "inspect/core/error.h"
+#include "inspect/core/json_tape.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/json_writer.h"
 
 using namespace graphscope;
 

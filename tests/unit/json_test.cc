@@ -8,13 +8,13 @@
 #include <thread>
 
 #include "graph_builder.h"
-#include "inspect/error.h"
-#include "inspect/fold.h"
-#include "inspect/graph_json.h"
-#include "inspect/io.h"
-#include "inspect/json_writer.h"
-#include "inspect/load.h"
-#include "inspect/validate.h"
+#include "inspect/core/error.h"
+#include "inspect/analysis/fold.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/io.h"
+#include "inspect/core/json_writer.h"
+#include "inspect/formats/load.h"
+#include "inspect/model/validate.h"
 
 using namespace graphscope;
 using graphscope::test::fork_join;

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "inspect/error.h"
-#include "inspect/nvdot_reader.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/nvdot_reader.h"
 #include "test_data.h"
 
 namespace graphscope {

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "inspect/order.h"
+#include "inspect/core/order.h"
 
 using namespace graphscope;
 

@@ -6,16 +6,16 @@
 #include <regex>
 #include <string>
 
-#include "inspect/chrome_trace.h"
-#include "inspect/diff.h"
-#include "inspect/diff_report.h"
-#include "inspect/dot_writer.h"
-#include "inspect/error.h"
-#include "inspect/fold.h"
-#include "inspect/graph_json.h"
-#include "inspect/load.h"
-#include "inspect/origin_view.h"
-#include "inspect/summary.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/analysis/diff.h"
+#include "inspect/render/diff_report.h"
+#include "inspect/render/dot_writer.h"
+#include "inspect/core/error.h"
+#include "inspect/analysis/fold.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/formats/load.h"
+#include "inspect/model/origin_view.h"
+#include "inspect/analysis/summary.h"
 #include "test_data.h"
 
 using namespace graphscope;

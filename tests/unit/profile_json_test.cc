@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "inspect/chrome_trace.h"
-#include "inspect/error.h"
-#include "inspect/load.h"
-#include "inspect/profile.h"
-#include "inspect/profile_json.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/load.h"
+#include "inspect/analysis/profile.h"
+#include "inspect/formats/profile_json.h"
 #include "test_data.h"
 
 using namespace graphscope;

@@ -5,12 +5,12 @@
 #include <random>
 
 #include "graph_builder.h"
-#include "inspect/error.h"
-#include "inspect/chrome_trace.h"
-#include "inspect/profile.h"
-#include "inspect/profile_json.h"
-#include "inspect/profile_report.h"
-#include "inspect/simulate.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/analysis/profile.h"
+#include "inspect/formats/profile_json.h"
+#include "inspect/render/profile_report.h"
+#include "inspect/analysis/simulate.h"
 
 using namespace graphscope;
 using graphscope::test::make_doc;

@@ -7,12 +7,12 @@
 #include <map>
 
 #include "graph_builder.h"
-#include "inspect/attach_session.h"
-#include "inspect/error.h"
-#include "inspect/graph_json.h"
-#include "inspect/io.h"
-#include "inspect/ranks.h"
-#include "inspect/run_dir.h"
+#include "inspect/runs/attach_session.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/graph_json.h"
+#include "inspect/core/io.h"
+#include "inspect/runs/ranks.h"
+#include "inspect/runs/run_dir.h"
 #include "test_data.h"
 
 using namespace graphscope;

@@ -15,10 +15,10 @@
 #include <functional>
 #include <string>
 
-#include "inspect/attach_json.h"
-#include "inspect/error.h"
-#include "inspect/io.h"
-#include "inspect/run_dir.h"
+#include "inspect/formats/attach_json.h"
+#include "inspect/core/error.h"
+#include "inspect/core/io.h"
+#include "inspect/runs/run_dir.h"
 #include "test_data.h"
 
 using namespace graphscope;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "graph_builder.h"
-#include "inspect/summary.h"
+#include "inspect/analysis/summary.h"
 
 using namespace graphscope;
 using graphscope::test::fork_join;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "inspect/io.h"
+#include "inspect/core/io.h"
 
 namespace graphscope::test {
 

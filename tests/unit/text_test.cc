@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "inspect/error.h"
-#include "inspect/json_read.h"
-#include "inspect/json_tape.h"
-#include "inspect/text.h"
+#include "inspect/core/error.h"
+#include "inspect/core/json_read.h"
+#include "inspect/core/json_tape.h"
+#include "inspect/core/text.h"
 
 using namespace graphscope;
 

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "graph_builder.h"
-#include "inspect/error.h"
-#include "inspect/topology.h"
+#include "inspect/core/error.h"
+#include "inspect/model/topology.h"
 
 using namespace graphscope;
 using graphscope::test::make_doc;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "inspect/chrome_trace.h"
-#include "inspect/error.h"
-#include "inspect/trace_scan.h"
+#include "inspect/formats/chrome_trace.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/trace_scan.h"
 #include "test_data.h"
 
 using namespace graphscope;

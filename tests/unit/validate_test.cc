@@ -1,10 +1,10 @@
 #include <doctest/doctest.h>
 
 #include "graph_builder.h"
-#include "inspect/error.h"
-#include "inspect/load.h"
-#include "inspect/topology.h"
-#include "inspect/validate.h"
+#include "inspect/core/error.h"
+#include "inspect/formats/load.h"
+#include "inspect/model/topology.h"
+#include "inspect/model/validate.h"
 
 using namespace graphscope;
 using graphscope::test::fork_join;

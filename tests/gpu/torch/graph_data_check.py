@@ -55,7 +55,7 @@ PYTORCH_NODE = {
     "index": (int,), "node_type": (str,), "tools_id": (int,), "graph_id": (int,), "node_id": (int,),
     "kernel_name": (str, type(None)), "event_ptr": (int,), "dependencies": (list,), "dependents": (list,),
 }
-# graphscope's extensions (man graphscope(1), FILE FORMATS; lib/inspect/graph_json.cc).
+# graphscope's extensions (man graphscope(1), FILE FORMATS; lib/inspect/formats/graph_json.cc).
 EXTENSION_TOP = {"schema", "graphscope_version", "template_graph_id", "name", "source_format", "device", "warnings",
                  "capture", "timings", "graph_memory", "kernel_names", "repeats"}
 EXTENSION_NODE = {"dependency_types", "dependency_ports", "node_type_spelling", "template_tools_id", "handle",

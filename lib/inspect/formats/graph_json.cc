@@ -1,0 +1,1080 @@
+#include "graph_json.h"
+
+#include <charconv>
+#include <limits>
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include "../core/error.h"
+#include "../analysis/fold.h"
+#include "../core/io.h"
+#include "../core/json_read.h"
+#include "../core/json_tape.h"
+#include "../core/json_writer.h"
+#include "../core/parallel.h"
+#include "../model/validate.h"
+
+namespace graphscope {
+namespace {
+
+using Kind = JsonTape::Kind;
+constexpr uint32_t kAbsent = UINT32_MAX;
+constexpr size_t kMaxStringBytes = size_t(1) << 20;
+// Below this many nodes per thread, reading a graph's nodes in parallel
+// costs more in threads than it saves.
+constexpr size_t kNodesPerReadThread = 20000;
+
+// Converts a tape into the model. Every error names the JSON path.
+class Reader {
+ public:
+  Reader(const JsonTape& t, const std::string& origin) : t_(t), r_(t, origin) {}
+
+  GraphDocument document() {
+    uint32_t root = t_.root();
+    if (t_.at(root).kind != Kind::object)
+      r_.fail("", std::string("the document is ") + JsonTape::kind_name(t_.at(root).kind) +
+                   ", not a graph object");
+    GraphDocument doc;
+    uint32_t schema = t_.find(root, "schema");
+    if (schema == kAbsent) {
+      doc.source_format = "pytorch";
+    } else {
+      std::string_view s = r_.string(schema, "schema");
+      check_schema(s);
+      doc.source_format = "graphscope";
+    }
+    for (uint32_t i = 0, n = t_.at(root).count; i < n; ++i) {
+      std::string_view k = t_.member_key(root, i);
+      uint32_t v = t_.member_value(root, i);
+      // repeats: derived (fold.h), made again; graphscope_version: of the writer, written anew
+      if (k == "schema" || k == "graphscope_version" || k == "nodes" || k == "repeats") continue;
+      if (k == "kernel_names") {
+        kernel_names = v;
+        r_.expect(v, Kind::object, "kernel_names", "an object of mangled to demangled names");
+        continue;
+      }
+      if (k == "exec_graph_id") doc.exec_graph_id = r_.opt_u32(v, "exec_graph_id");
+      else if (k == "template_graph_id") doc.root.graph_id = r_.opt_u32(v, "template_graph_id");
+      else if (k == "name") doc.name = r_.string(v, "name");
+      else if (k == "source_format") {
+        std::string_view sf = r_.string(v, "source_format");
+        if (!sf.empty()) doc.source_format = std::string(sf);
+      } else if (k == "device") doc.device = device(v);
+      else if (!capture_extra(k, v, doc)) doc.extra_json.emplace_back(std::string(k), t_.to_json(v));
+    }
+    uint32_t nodes = t_.find(root, "nodes");
+    if (nodes == kAbsent) r_.fail("nodes", "missing: a graph document lists its nodes");
+    graph(nodes, "nodes", doc.root, 0);
+    if (kernel_names != kAbsent) apply_kernel_names(kernel_names, doc.root);
+    return doc;
+  }
+
+ private:
+  void apply_kernel_names(uint32_t table, Graph& g) {
+    if (names_.empty())
+      for (uint32_t i = 0, c = t_.at(table).count; i < c; ++i)
+        names_.emplace(t_.member_key(table, i), t_.member_value(table, i));
+    for (auto& n : g.nodes) {
+      if (n.type == NodeType::kernel && !n.kernel_name.empty()) {
+        auto it = names_.find(n.kernel_name);
+        uint32_t d = it == names_.end() ? kAbsent : it->second;
+        if (d != kAbsent) {
+          if (!n.kernel) {
+            n.kernel.emplace();
+            n.kernel->geometry_known = false;
+          }
+          n.kernel->demangled = std::string(r_.string(d, JsonPath("kernel_names", n.kernel_name)));
+        }
+      }
+      for (auto& b : n.bodies) apply_kernel_names(table, b);
+    }
+  }
+
+  // A capture's own record (warnings, capture, timings, graph_memory) into
+  // its typed member; false (the caller keeps it as passed-through JSON)
+  // for any other key, or a value of another shape than capture writes.
+  bool capture_extra(std::string_view k, uint32_t v, GraphDocument& doc) const {
+    const Kind kind = t_.at(v).kind;
+    auto number = [&](uint32_t x, double* out) {
+      const auto& val = t_.at(x);
+      if (val.kind == Kind::real) *out = val.d;
+      else if (val.kind == Kind::unsigned_integer) *out = double(val.u);
+      else if (val.kind == Kind::integer) *out = double(val.i);
+      else return false;
+      return true;
+    };
+    auto count = [&](uint32_t x, uint64_t* out) {
+      // "-0" is a count too: JSON has it, and written back it is "0".
+      if (t_.at(x).kind == Kind::integer && t_.at(x).i == 0) return *out = 0, true;
+      if (t_.at(x).kind != Kind::unsigned_integer) return false;
+      *out = t_.at(x).u;
+      return true;
+    };
+    auto text = [&](uint32_t x, std::string* out) {
+      if (t_.at(x).kind != Kind::string || t_.at(x).s.len > kMaxStringBytes) return false;
+      *out = std::string(t_.str(x));
+      return true;
+    };
+    // Every member of object v through f(key, value); false when one fails.
+    auto members = [&](auto f) {
+      if (kind != Kind::object) return false;
+      for (uint32_t i = 0; i < t_.at(v).count; ++i)
+        if (!f(t_.member_key(v, i), t_.member_value(v, i))) return false;
+      return true;
+    };
+    if (k == "warnings") {
+      if (kind != Kind::array || !doc.warnings.empty()) return false;
+      std::vector<std::string> w(t_.at(v).count);
+      for (uint32_t i = 0; i < w.size(); ++i)
+        if (!text(t_.element(v, i), &w[i])) return false;
+      doc.warnings = std::move(w);
+      return true;
+    }
+    if (k == "capture") {
+      CaptureInfo c;
+      bool ok = members([&](std::string_view m, uint32_t x) {
+        if (m == "workload") return text(x, &c.workload);
+        if (m == "workload_name") return text(x, &c.workload_name);
+        if (m == "mode") return text(x, &c.mode);
+        if (m == "instantiate") return text(x, &c.instantiate);
+        if (m != "args" || t_.at(x).kind != Kind::array) return false;
+        c.args.resize(t_.at(x).count);
+        for (uint32_t i = 0; i < c.args.size(); ++i)
+          if (!text(t_.element(x, i), &c.args[i])) return false;
+        return true;
+      });
+      if (ok && !doc.capture) doc.capture = std::move(c);
+      return ok;
+    }
+    if (k == "timings") {
+      CaptureTimings c;
+      bool ok = members([&](std::string_view m, uint32_t x) {
+        std::optional<double>* f = m == "capture_ms"         ? &c.capture_ms
+                                   : m == "instantiate_ms"   ? &c.instantiate_ms
+                                   : m == "walk_ms"          ? &c.walk_ms
+                                   : m == "first_replay_ms"  ? &c.first_replay_ms
+                                   : m == "steady_replay_ms" ? &c.steady_replay_ms
+                                                             : nullptr;
+        double d = 0;
+        uint64_t n = 0;
+        if (f) return !*f && number(x, &d) && (*f = d, true);
+        if (m == "steady_replays") return !c.steady_replays && count(x, &n) && (c.steady_replays = n, true);
+        return false;
+      });
+      if (ok && !doc.timings) doc.timings = c;
+      return ok;
+    }
+    if (k == "graph_memory") {
+      GraphMemory g;
+      int seen = 0;
+      bool ok = members([&](std::string_view m, uint32_t x) {
+        uint64_t* f = m == "used_current"       ? &g.used_current
+                      : m == "used_high"        ? &g.used_high
+                      : m == "reserved_current" ? &g.reserved_current
+                      : m == "reserved_high"    ? &g.reserved_high
+                                                : nullptr;
+        ++seen;
+        return f && count(x, f);
+      });
+      ok = ok && seen == 4;
+      if (ok && !doc.graph_memory) doc.graph_memory = g;
+      return ok;
+    }
+    if (k == "exec_version") {
+      ExecVersion e;
+      bool have_version = false;
+      auto texts = [&](uint32_t x, std::vector<std::string>* out) {
+        if (t_.at(x).kind != Kind::array || !out->empty()) return false;
+        out->resize(t_.at(x).count);
+        for (uint32_t i = 0; i < out->size(); ++i)
+          if (!text(t_.element(x, i), &(*out)[i])) return false;
+        return true;
+      };
+      bool ok = members([&](std::string_view m, uint32_t x) {
+        uint64_t n = 0;
+        if (m == "version") return !have_version && count(x, &n) && n >= 1 && n <= UINT32_MAX &&
+                                   (e.version = uint32_t(n), have_version = true);
+        if (m == "updated_by") return texts(x, &e.updated_by);
+        if (m == "not_recorded") return texts(x, &e.not_recorded);
+        if (m == "disabled_nodes") {
+          if (t_.at(x).kind != Kind::array || !e.disabled_nodes.empty()) return false;
+          for (uint32_t i = 0; i < t_.at(x).count; ++i) {
+            if (!count(t_.element(x, i), &n) || n > UINT32_MAX) return false;
+            e.disabled_nodes.push_back(uint32_t(n));
+          }
+          return true;
+        }
+        return false;
+      });
+      if (ok && have_version && !doc.exec_version) doc.exec_version = std::move(e);
+      return ok && have_version;
+    }
+    return false;
+  }
+
+  uint32_t kernel_names = kAbsent;
+  std::unordered_map<std::string_view, uint32_t> names_;
+
+  void check_schema(std::string_view s) {
+    constexpr std::string_view prefix = "graphscope.graph/";
+    if (s.substr(0, prefix.size()) != prefix)
+      r_.fail("schema", "\"" + std::string(s.substr(0, 64)) + "\" is not a graph document (expected " +
+                         std::string(kGraphSchema) + ")");
+    std::string_view ver = s.substr(prefix.size());
+    size_t dot = ver.find('.');
+    std::string_view major = ver.substr(0, dot);
+    unsigned m = 0;
+    auto r = std::from_chars(major.data(), major.data() + major.size(), m);
+    if (major.empty() || r.ec != std::errc() || r.ptr != major.data() + major.size())
+      r_.fail("schema", "bad version in \"" + std::string(s.substr(0, 64)) + "\"");
+    if (m != 1)
+      r_.fail("schema", "unknown major version " + std::string(major) + " (this graphscope reads " +
+                         std::string(kGraphSchema) + ")");
+  }
+
+  Dim3 dim3(uint32_t v, const JsonPath& path) const {
+    r_.expect(v, Kind::array, path, "an array of 3 integers");
+    if (t_.at(v).count != 3) r_.fail(path, "has " + std::to_string(t_.at(v).count) + " elements, expected 3");
+    Dim3 d;
+    d.x = r_.u32(t_.element(v, 0), JsonPath(path, uint32_t(0)));
+    d.y = r_.u32(t_.element(v, 1), JsonPath(path, uint32_t(1)));
+    d.z = r_.u32(t_.element(v, 2), JsonPath(path, uint32_t(2)));
+    return d;
+  }
+
+  DeviceInfo device(uint32_t v) const {
+    r_.expect(v, Kind::object, "device", "an object");
+    DeviceInfo d;
+    uint32_t x;
+    if ((x = t_.find(v, "name")) != kAbsent) d.name = std::string(r_.string(x, "device.name"));
+    if ((x = t_.find(v, "driver_version")) != kAbsent)
+      d.driver_version = int(r_.u32(x, "device.driver_version") & 0x7fffffff);
+    if ((x = t_.find(v, "runtime_version")) != kAbsent)
+      d.runtime_version = int(r_.u32(x, "device.runtime_version") & 0x7fffffff);
+    if ((x = t_.find(v, "compute_capability")) != kAbsent) {
+      r_.expect(x, Kind::array, "device.compute_capability", "an array of 2 integers");
+      if (t_.at(x).count != 2) r_.fail("device.compute_capability", "expected 2 integers");
+      d.cc_major = int(r_.u32(t_.element(x, 0), "device.compute_capability[0]") & 0xffff);
+      d.cc_minor = int(r_.u32(t_.element(x, 1), "device.compute_capability[1]") & 0xffff);
+    }
+    return d;
+  }
+
+  void graph(uint32_t v, const JsonPath& path, Graph& g, int depth) {
+    if (depth > kMaxNesting) r_.fail(path, "graphs nested deeper than " + std::to_string(kMaxNesting));
+    r_.expect(v, Kind::array, path, "an array of nodes");
+    uint32_t n = t_.at(v).count;
+    g.nodes.resize(n);
+    auto slice = [&](size_t begin, size_t end) {
+      bool any = false;
+      for (uint32_t i = uint32_t(begin); i < end; ++i) {
+        JsonPath p(path, i);
+        any |= node(t_.element(v, i), p, g.nodes[i], depth);
+        // Written only when it is not the obvious (template graph id << 32) | node_id.
+        if (!g.nodes[i].template_tools_id && g.graph_id)
+          g.nodes[i].template_tools_id = (uint64_t(*g.graph_id) << 32) | g.nodes[i].node_id;
+        if (g.nodes[i].index != i)
+          r_.fail(JsonPath(p, "index"), "is " + std::to_string(g.nodes[i].index) + ", expected " +
+                                            std::to_string(i) + " (nodes are listed in index order)");
+      }
+      return any;
+    };
+    // A large graph's nodes are built in slices, each node from its own
+    // part of the tape alone. Should any slice fail, the nodes are read
+    // again in order, so the error named is the first one, as always.
+    bool any_dependents = false;
+    const unsigned workers = depth == 0 ? worker_count(n, kNodesPerReadThread) : 1;
+    if (workers > 1) {
+      std::vector<char> any(workers, 0);
+      try {
+        parallel_slices(n, workers, [&](unsigned w, size_t b, size_t e) { any[w] = slice(b, e); });
+      } catch (const Error&) {
+        any.assign(workers, 0);
+        for (auto& node : g.nodes) node = Node{};
+        any[0] = slice(0, n);
+      }
+      for (char a : any) any_dependents |= a != 0;
+    } else {
+      any_dependents = slice(0, n);
+    }
+    // A writer that leaves out every dependents list gets them computed; when
+    // any node has one, all are checked against the dependencies.
+    if (!any_dependents) link_dependents(g);
+  }
+
+  void indices(uint32_t v, const JsonPath& path, std::vector<uint32_t>& out) const {
+    r_.expect(v, Kind::array, path, "an array of node indices");
+    uint32_t n = t_.at(v).count;
+    out.resize(n);
+    for (uint32_t i = 0; i < n; ++i) out[i] = r_.u32(t_.element(v, i), JsonPath(path, i));
+  }
+
+  // Straight into the node's edges (their types and ports come later).
+  void dependencies(uint32_t v, const JsonPath& path, std::vector<Dependency>& out) const {
+    r_.expect(v, Kind::array, path, "an array of node indices");
+    uint32_t n = t_.at(v).count;
+    out.resize(n);
+    for (uint32_t i = 0; i < n; ++i) out[i].from = r_.u32(t_.element(v, i), JsonPath(path, i));
+  }
+
+  // Returns whether the node carried a dependents list.
+  bool node(uint32_t v, const JsonPath& path, Node& n, int depth) {
+    r_.expect(v, Kind::object, path, "a node object");
+    bool have_index = false, have_type = false, have_deps = false, have_dependents = false;
+    uint32_t types = kAbsent, ports = kAbsent;
+    for (uint32_t i = 0, c = t_.at(v).count; i < c; ++i) {
+      std::string_view k = t_.member_key(v, i);
+      uint32_t x = t_.member_value(v, i);
+      JsonPath p(path, k);
+      if (k == "index") n.index = r_.u32(x, p), have_index = true;
+      else if (k == "node_type") {
+        std::string_view s = r_.string(x, p);
+        if (!parse_node_type(s, &n.type)) {
+          n.type = NodeType::unknown;
+          n.type_spelling = std::string(s.substr(0, 256));
+        }
+        have_type = true;
+      } else if (k == "node_type_spelling") {
+        n.type_spelling = std::string(r_.string(x, p).substr(0, 256));
+      } else if (k == "tools_id") n.tools_id = r_.opt_u64(x, p);
+      else if (k == "graph_id") n.graph_id = r_.opt_u32(x, p);
+      else if (k == "node_id") n.node_id = r_.u32(x, p);
+      else if (k == "kernel_name") {
+        if (t_.at(x).kind != Kind::null) n.kernel_name = std::string(r_.string(x, p));
+      } else if (k == "event_ptr") {
+        if (t_.at(x).kind != Kind::null) n.event_ptr = r_.u64(x, p);
+      } else if (k == "dependencies") dependencies(x, p, n.dependencies), have_deps = true;
+      else if (k == "dependents") indices(x, p, n.dependents), have_dependents = true;
+      else if (k == "dependency_types") types = x;
+      else if (k == "dependency_ports") ports = x;
+      else if (k == "template_tools_id") n.template_tools_id = r_.opt_u64(x, p);
+      else if (k == "handle") n.handle = r_.opt_u64(x, p);
+      else if (k == "kernel") n.kernel = kernel(x, p);
+      else if (k == "memcpy") n.memcpy = memcpy_info(x, p);
+      else if (k == "memset") n.memset = memset_info(x, p);
+      else if (k == "host") n.host = host_info(x, p);
+      else if (k == "origin") n.origin = origin(x, p);
+      else if (k == "mem_alloc") {
+        r_.expect(x, Kind::object, p, "an object");
+        MemAllocInfo m;
+        uint32_t y;
+        if ((y = t_.find(x, "bytes")) != kAbsent) m.bytes = r_.u64(y, JsonPath(p, "bytes"));
+        if ((y = t_.find(x, "dptr")) != kAbsent) m.dptr = r_.opt_u64(y, JsonPath(p, "dptr"));
+        n.mem_alloc = m;
+      } else if (k == "mem_free") {
+        r_.expect(x, Kind::object, p, "an object");
+        uint32_t y = t_.find(x, "dptr");
+        n.mem_free_dptr = y == kAbsent ? std::optional<uint64_t>(0) : r_.opt_u64(y, JsonPath(p, "dptr"));
+      } else if (k == "conditional") {
+        r_.expect(x, Kind::object, p, "an object");
+        uint32_t y;
+        if ((y = t_.find(x, "type")) != kAbsent) {
+          std::string_view ct = r_.string(y, JsonPath(p, "type"));
+          if (ct != "if" && ct != "while" && ct != "switch")
+            r_.fail(JsonPath(p, "type"), "\"" + std::string(ct.substr(0, 32)) + "\" is not if, while or switch");
+          n.conditional_type = std::string(ct);
+        }
+        if ((y = t_.find(x, "handle")) != kAbsent) n.conditional_handle = r_.opt_u64(y, JsonPath(p, "handle"));
+      } else if (k == "bodies") {
+        r_.expect(x, Kind::array, p, "an array of graphs");
+        uint32_t nb = t_.at(x).count;
+        n.bodies.resize(nb);
+        for (uint32_t b = 0; b < nb; ++b) {
+          JsonPath bp(p, b);
+          uint32_t bo = t_.element(x, b);
+          r_.expect(bo, Kind::object, bp, "a graph object");
+          uint32_t y;
+          if ((y = t_.find(bo, "graph_id")) != kAbsent) n.bodies[b].graph_id = r_.opt_u32(y, JsonPath(bp, "graph_id"));
+          if ((y = t_.find(bo, "nodes")) == kAbsent) r_.fail(bp, "has no nodes");
+          graph(y, JsonPath(bp, "nodes"), n.bodies[b], depth + 1);
+        }
+      }
+      // Other keys are extensions of a newer writer or of PyTorch: ignored.
+    }
+    if (!have_index) r_.fail(path, "has no index");
+    if (!have_type) r_.fail(path, "has no node_type");
+    if (!have_deps) r_.fail(path, "has no dependencies");
+    const size_t deps = n.dependencies.size();
+    if (types != kAbsent) {
+      JsonPath p(path, "dependency_types");
+      r_.expect(types, Kind::array, p, "an array of edge types");
+      if (t_.at(types).count != deps) r_.fail(p, "has a different length than dependencies");
+      for (uint32_t i = 0; i < deps; ++i) {
+        JsonPath ep(p, i);
+        std::string_view s = r_.string(t_.element(types, i), ep);
+        if (!parse_edge_type(s, &n.dependencies[i].type))
+          r_.fail(ep, "\"" + std::string(s.substr(0, 32)) + "\" is not default, programmatic or launch_completion");
+      }
+    }
+    if (ports != kAbsent) {
+      JsonPath p(path, "dependency_ports");
+      r_.expect(ports, Kind::array, p, "an array of [from_port, to_port] pairs");
+      if (t_.at(ports).count != deps) r_.fail(p, "has a different length than dependencies");
+      for (uint32_t i = 0; i < deps; ++i) {
+        JsonPath ep(p, i);
+        uint32_t pair = t_.element(ports, i);
+        r_.expect(pair, Kind::array, ep, "a [from_port, to_port] pair");
+        if (t_.at(pair).count != 2) r_.fail(ep, "expected 2 ports");
+        uint32_t a = r_.u32(t_.element(pair, 0), JsonPath(ep, uint32_t(0))), b = r_.u32(t_.element(pair, 1), JsonPath(ep, uint32_t(1)));
+        if (a > 255 || b > 255) r_.fail(ep, "port larger than 255");
+        n.dependencies[i].from_port = uint8_t(a);
+        n.dependencies[i].to_port = uint8_t(b);
+      }
+    }
+    return have_dependents;
+  }
+
+  KernelInfo kernel(uint32_t v, const JsonPath& path) const {
+    r_.expect(v, Kind::object, path, "an object");
+    KernelInfo k;
+    k.geometry_known = false;
+    uint32_t x;
+    if ((x = t_.find(v, "demangled")) != kAbsent) k.demangled = std::string(r_.string(x, JsonPath(path, "demangled")));
+    if ((x = t_.find(v, "grid")) != kAbsent) k.grid = dim3(x, JsonPath(path, "grid")), k.geometry_known = true;
+    if ((x = t_.find(v, "block")) != kAbsent) k.block = dim3(x, JsonPath(path, "block")), k.geometry_known = true;
+    if ((x = t_.find(v, "cluster")) != kAbsent) k.cluster = dim3(x, JsonPath(path, "cluster"));
+    if ((x = t_.find(v, "shared_mem_bytes")) != kAbsent) k.shared_mem_bytes = r_.u32(x, JsonPath(path, "shared_mem_bytes"));
+    if ((x = t_.find(v, "function_handle")) != kAbsent) k.function_handle = r_.opt_u64(x, JsonPath(path, "function_handle"));
+    return k;
+  }
+
+  MemcpyInfo memcpy_info(uint32_t v, const JsonPath& path) const {
+    r_.expect(v, Kind::object, path, "an object");
+    MemcpyInfo m;
+    uint32_t x;
+    if ((x = t_.find(v, "kind")) != kAbsent) m.kind = std::string(r_.string(x, JsonPath(path, "kind")).substr(0, 64));
+    if ((x = t_.find(v, "bytes")) != kAbsent) m.bytes = r_.u64(x, JsonPath(path, "bytes"));
+    if ((x = t_.find(v, "src")) != kAbsent) m.src = r_.opt_u64(x, JsonPath(path, "src"));
+    if ((x = t_.find(v, "dst")) != kAbsent) m.dst = r_.opt_u64(x, JsonPath(path, "dst"));
+    return m;
+  }
+
+  MemsetInfo memset_info(uint32_t v, const JsonPath& path) const {
+    r_.expect(v, Kind::object, path, "an object");
+    MemsetInfo m;
+    uint32_t x;
+    if ((x = t_.find(v, "value")) != kAbsent) m.value = r_.u64(x, JsonPath(path, "value"));
+    if ((x = t_.find(v, "element_size")) != kAbsent) m.element_size = r_.u32(x, JsonPath(path, "element_size"));
+    if ((x = t_.find(v, "width")) != kAbsent) m.width = r_.u64(x, JsonPath(path, "width"));
+    if ((x = t_.find(v, "height")) != kAbsent) m.height = r_.u64(x, JsonPath(path, "height"));
+    if ((x = t_.find(v, "bytes")) != kAbsent) m.bytes = r_.u64(x, JsonPath(path, "bytes"));
+    if ((x = t_.find(v, "dst")) != kAbsent) m.dst = r_.opt_u64(x, JsonPath(path, "dst"));
+    return m;
+  }
+
+  // A node's "origin" (graph.h's Origin). Strings are cut at 4 KiB and lists
+  // refused beyond 256 entries: an origin is a few lines of a stack.
+  std::shared_ptr<const Origin> origin(uint32_t v, const JsonPath& path) const {
+    r_.expect(v, Kind::object, path, "an object");
+    auto o = std::make_shared<Origin>();
+    constexpr size_t kText = 4096;
+    auto text = [&](uint32_t obj, const char* key, const JsonPath& p) {
+      uint32_t x = t_.find(obj, key);
+      return x == kAbsent ? std::string() : std::string(r_.string(x, JsonPath(p, key)).substr(0, kText));
+    };
+    auto each = [&](const char* key, auto&& one) {
+      uint32_t x = t_.find(v, key);
+      if (x == kAbsent) return;
+      JsonPath p(path, key);
+      r_.array(x, p, "an array of objects");
+      uint32_t n = t_.at(x).count;
+      if (n > 256) r_.wrong(x, p, "at most 256 entries");
+      for (uint32_t i = 0; i < n; ++i) {
+        JsonPath pi(p, i);
+        uint32_t e = t_.element(x, i);
+        r_.expect(e, Kind::object, pi, "an object");
+        one(e, pi);
+      }
+    };
+    each("modules", [&](uint32_t e, const JsonPath& p) {
+      o->modules.push_back({text(e, "name", p), text(e, "type", p)});
+    });
+    if (o->modules.empty()) {
+      std::string m = text(v, "module", path);
+      if (!m.empty()) o->modules.push_back({m, ""});
+    }
+    each("python", [&](uint32_t e, const JsonPath& p) {
+      SourceFrame f{text(e, "file", p), 0, text(e, "function", p)};
+      if (uint32_t x = t_.find(e, "line"); x != kAbsent) f.line = r_.u32(x, JsonPath(p, "line"));
+      o->python.push_back(std::move(f));
+    });
+    each("nvtx", [&](uint32_t e, const JsonPath& p) {
+      std::string kind = text(e, "kind", p);
+      if (!kind.empty() && kind != "push" && kind != "start")
+        r_.wrong(t_.find(e, "kind"), JsonPath(p, "kind"), "\"push\" or \"start\"");
+      o->nvtx.push_back({text(e, "domain", p), text(e, "message", p), kind == "start"});
+    });
+    o->op = text(v, "op", path);
+    if (uint32_t x = t_.find(v, "native"); x != kAbsent) {
+      JsonPath p(path, "native");
+      r_.expect(x, Kind::object, p, "an object");
+      NativeFrame f{text(x, "function", p), text(x, "object", p), 0};
+      if (uint32_t y = t_.find(x, "offset"); y != kAbsent) f.offset = r_.u64(y, JsonPath(p, "offset"));
+      o->native = std::move(f);
+    }
+    return o;
+  }
+
+  HostInfo host_info(uint32_t v, const JsonPath& path) const {
+    r_.expect(v, Kind::object, path, "an object");
+    HostInfo h;
+    uint32_t x;
+    if ((x = t_.find(v, "symbol")) != kAbsent) h.symbol = std::string(r_.string(x, JsonPath(path, "symbol")));
+    if ((x = t_.find(v, "fn")) != kAbsent) h.fn = r_.opt_u64(x, JsonPath(path, "fn"));
+    if ((x = t_.find(v, "user_data")) != kAbsent) h.user_data = r_.opt_u64(x, JsonPath(path, "user_data"));
+    return h;
+  }
+
+  const JsonTape& t_;
+  JsonRead r_;
+};
+
+}  // namespace
+
+GraphDocument read_graph_json(std::string_view text, const std::string& origin) {
+  // Deep enough for the deepest graph accepted, as the writer writes it: a
+  // nested graph takes 4 levels (node, "bodies", body, "nodes").
+  constexpr int kMaxJsonDepth = 8 + 4 * kMaxNesting;
+  JsonTape tape = JsonTape::parse(text, origin, kMaxJsonDepth);
+  return Reader(tape, origin).document();
+}
+
+
+// ---------------------------------------------------------------- writing
+
+namespace {
+
+template <typename T>
+void opt(JsonWriter& w, std::string_view k, const std::optional<T>& v) {
+  if (v) w.key_literal(k).value(*v);
+}
+
+// Appends one node as compact JSON. Nodes are most of a document (100k of
+// them in large graphs), so they are formatted straight into a reused buffer
+// with no writer state per value; the writer then takes the line whole.
+class NodeText : public JsonLine {
+ public:
+  // , "key": (the key needs no escaping).
+  void key(std::string_view k) {
+    char* p = grow(k.size() + 6);
+    std::memcpy(p, ", \"", 3);
+    std::memcpy(p + 3, k.data(), k.size());
+    std::memcpy(p + 3 + k.size(), "\": ", 3);
+    n_ += k.size() + 6;
+  }
+  template <typename T>
+  void opt(std::string_view k, const std::optional<T>& v) {
+    if (v) key(k), u64(uint64_t(*v));
+  }
+  void dim3(std::string_view k, const Dim3& d) {
+    key(k);
+    triple(d);
+  }
+  void triple(const Dim3& d) {
+    push('[');
+    u64(d.x), lit(", "), u64(d.y), lit(", "), u64(d.z);
+    push(']');
+  }
+  // {"a": 1, ...}: opened after a key; the first inner key has no comma.
+  void open(std::string_view k) {
+    key(k);
+    push('{');
+    first_ = true;
+  }
+  void inner(std::string_view k) {
+    if (!first_) lit(", ");
+    first_ = false;
+    push('"');
+    lit(k);
+    lit("\": ");
+  }
+  void close() { push('}'); }
+
+ private:
+  bool first_ = false;
+};
+
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t);
+
+// "origin": {"module", "modules", "python", "nvtx", "op", "native"}, each
+// only when known.
+void write_origin(NodeText& t, const Origin& o) {
+  t.open("origin");
+  auto list = [&](const char* key, size_t n, auto&& one) {
+    if (!n) return;
+    t.inner(key);
+    t.push('[');
+    for (size_t i = 0; i < n; ++i) {
+      if (i) t.lit(", ");
+      t.push('{');
+      one(i);
+      t.push('}');
+    }
+    t.push(']');
+  };
+  if (!o.modules.empty()) t.inner("module"), t.str(o.module());
+  list("modules", o.modules.size(), [&](size_t i) {
+    t.lit("\"name\": "), t.str(o.modules[i].name), t.lit(", \"type\": "), t.str(o.modules[i].type);
+  });
+  list("python", o.python.size(), [&](size_t i) {
+    t.lit("\"file\": "), t.str(o.python[i].file), t.lit(", \"line\": "), t.u64(o.python[i].line);
+    t.lit(", \"function\": "), t.str(o.python[i].function);
+  });
+  list("nvtx", o.nvtx.size(), [&](size_t i) {
+    t.lit("\"domain\": "), t.str(o.nvtx[i].domain), t.lit(", \"message\": "), t.str(o.nvtx[i].message);
+    t.lit(o.nvtx[i].started ? ", \"kind\": \"start\"" : ", \"kind\": \"push\"");
+  });
+  if (!o.op.empty()) t.inner("op"), t.str(o.op);
+  if (o.native) {
+    t.inner("native");
+    t.lit("{\"function\": "), t.str(o.native->function), t.lit(", \"object\": "), t.str(o.native->object);
+    t.lit(", \"offset\": "), t.u64(o.native->offset), t.push('}');
+  }
+  t.close();
+}
+
+void write_node(JsonWriter& w, const Node& n, std::optional<uint32_t> template_id, NodeText& t) {
+  t.clear();
+  t.lit("{\"index\": ");
+  t.u64(n.index);
+  t.key("node_type");
+  t.push('"');
+  t.lit(to_string(n.type));
+  t.push('"');
+  t.key("tools_id");
+  n.tools_id ? t.u64(*n.tools_id) : t.lit("null");
+  t.key("graph_id");
+  n.graph_id ? t.u64(*n.graph_id) : t.lit("null");
+  t.key("node_id");
+  t.u64(n.node_id);
+  t.key("kernel_name");
+  n.type == NodeType::kernel ? t.str(n.kernel_name) : t.lit("null");
+  t.key("event_ptr");
+  t.u64(n.event_ptr);
+  t.key("dependencies");
+  t.push('[');
+  bool typed = false, ported = false;
+  for (size_t i = 0; i < n.dependencies.size(); ++i) {
+    const auto& d = n.dependencies[i];
+    if (i) t.lit(", ");
+    t.u64(d.from);
+    typed |= d.type != EdgeType::standard;
+    ported |= d.from_port != 0 || d.to_port != 0;
+  }
+  t.lit("]");
+  t.key("dependents");
+  t.push('[');
+  for (size_t i = 0; i < n.dependents.size(); ++i) {
+    if (i) t.lit(", ");
+    t.u64(n.dependents[i]);
+  }
+  t.push(']');
+  // Extensions: absent keys mean "unknown" or "default".
+  if (typed) {
+    t.key("dependency_types");
+    t.push('[');
+    for (size_t i = 0; i < n.dependencies.size(); ++i) {
+      if (i) t.lit(", ");
+      t.push('"');
+      t.lit(to_string(n.dependencies[i].type));
+      t.push('"');
+    }
+    t.push(']');
+  }
+  if (ported) {
+    t.key("dependency_ports");
+    t.push('[');
+    for (size_t i = 0; i < n.dependencies.size(); ++i) {
+      if (i) t.lit(", ");
+      t.push('[');
+      t.u64(n.dependencies[i].from_port), t.lit(", "), t.u64(n.dependencies[i].to_port);
+      t.push(']');
+    }
+    t.push(']');
+  }
+  if (n.type == NodeType::unknown && !n.type_spelling.empty()) t.key("node_type_spelling"), t.str(n.type_spelling);
+  // The template id is (template graph id << 32) | node_id unless said otherwise.
+  if (n.template_tools_id && (!template_id || *n.template_tools_id != ((uint64_t(*template_id) << 32) | n.node_id)))
+    t.opt("template_tools_id", n.template_tools_id);
+  t.opt("handle", n.handle);
+  if (n.kernel && (n.kernel->geometry_known || n.kernel->function_handle)) {
+    const auto& k = *n.kernel;
+    t.open("kernel");
+    if (k.geometry_known) {
+      t.inner("grid");
+      t.triple(k.grid);
+      t.dim3("block", k.block);
+      if (k.cluster) t.dim3("cluster", *k.cluster);
+      t.key("shared_mem_bytes");
+      t.u64(k.shared_mem_bytes);
+      if (k.function_handle) t.key("function_handle"), t.u64(*k.function_handle);
+    } else {
+      t.inner("function_handle"), t.u64(*k.function_handle);
+    }
+    t.close();
+  }
+  if (n.memcpy) {
+    t.open("memcpy");
+    t.inner("kind"), t.str(n.memcpy->kind);
+    t.key("bytes"), t.u64(n.memcpy->bytes);
+    t.opt("src", n.memcpy->src);
+    t.opt("dst", n.memcpy->dst);
+    t.close();
+  }
+  if (n.memset) {
+    const auto& m = *n.memset;
+    t.open("memset");
+    t.inner("value"), t.u64(m.value);
+    t.key("element_size"), t.u64(m.element_size);
+    t.key("width"), t.u64(m.width);
+    t.key("height"), t.u64(m.height);
+    t.key("bytes"), t.u64(m.bytes);
+    t.opt("dst", m.dst);
+    t.close();
+  }
+  if (n.host) {
+    t.open("host");
+    bool any = false;
+    if (!n.host->symbol.empty()) t.inner("symbol"), t.str(n.host->symbol), any = true;
+    if (n.host->fn) (any ? t.key("fn") : t.inner("fn")), t.u64(*n.host->fn), any = true;
+    if (n.host->user_data) (any ? t.key("user_data") : t.inner("user_data")), t.u64(*n.host->user_data);
+    t.close();
+  }
+  if (n.mem_alloc) {
+    t.open("mem_alloc");
+    t.inner("bytes"), t.u64(n.mem_alloc->bytes);
+    t.opt("dptr", n.mem_alloc->dptr);
+    t.close();
+  }
+  if (n.mem_free_dptr) t.open("mem_free"), t.inner("dptr"), t.u64(*n.mem_free_dptr), t.close();
+  if (n.type == NodeType::conditional || !n.conditional_type.empty()) {
+    t.open("conditional");
+    bool any = false;
+    if (!n.conditional_type.empty()) t.inner("type"), t.str(n.conditional_type), any = true;
+    if (n.conditional_handle) (any ? t.key("handle") : t.inner("handle")), t.u64(*n.conditional_handle);
+    t.close();
+  }
+  if (n.origin && !n.origin->empty()) write_origin(t, *n.origin);
+  if (n.bodies.empty()) {
+    t.push('}');
+    w.raw(t.view());
+    return;
+  }
+  // Nested bodies go through the writer (rare; the node text is flushed first).
+  t.lit(", \"bodies\": ");
+  std::string head(t.view());
+  JsonWriter inner(0);
+  inner.begin_array();
+  for (const auto& b : n.bodies) {
+    inner.begin_object();
+    inner.key_literal("graph_id");
+    b.graph_id ? inner.value(*b.graph_id) : inner.null();
+    write_graph_body(inner, b, t);
+    inner.end_object();
+  }
+  inner.end_array();
+  std::string body = inner.take();
+  body.pop_back();  // take()'s newline
+  head += body;
+  head.push_back('}');
+  w.raw(head);
+}
+
+void collect_kernel_names(const Graph& g, std::unordered_map<std::string_view, std::string_view>& out) {
+  for (const auto& n : g.nodes) {
+    if (n.kernel && !n.kernel->demangled.empty()) out.emplace(n.kernel_name, n.kernel->demangled);
+    for (const auto& b : n.bodies) collect_kernel_names(b, out);
+  }
+}
+
+// Formats nodes [begin, end) of g as the elements of the "nodes" array at
+// its final indentation: each preceded by ",\n" (but the very first by
+// "\n") and the indent.
+void format_nodes(const Graph& g, size_t begin, size_t end, size_t indent, std::string& out) {
+  JsonWriter one(0);
+  NodeText t;
+  std::string pad(indent, ' ');
+  out.reserve((end - begin) * 300);
+  for (size_t i = begin; i < end; ++i) {
+    one.clear();
+    write_node(one, g.nodes[i], g.graph_id, t);
+    out += i ? ",\n" : "\n";
+    out += pad;
+    out += one.view();
+  }
+}
+
+// How many parallel slices a graph's nodes are formatted in: 0 for one
+// formatted in place (small, or a machine of one core). A dump on a large
+// machine is waited for: up to 16 threads here.
+unsigned node_slices(const Graph& g) {
+  const size_t n = g.nodes.size();
+  const unsigned threads = worker_count(n, 5000, 16);
+  return n < 20000 || threads < 2 ? 0 : threads;
+}
+
+// Each node's line depends on that node alone: a large graph's nodes are
+// formatted in parallel slices, to be joined in order ({} for a small one).
+std::vector<std::string> format_in_slices(const Graph& g, size_t indent) {
+  const unsigned threads = node_slices(g);
+  if (!threads) return {};
+  std::vector<std::string> parts(threads);
+  parallel_slices(g.nodes.size(), threads, [&](unsigned k, size_t begin, size_t end) {
+    format_nodes(g, begin, end, indent, parts[k]);
+  });
+  return parts;
+}
+
+// A graph's "nodes" array (a large one formatted in parallel slices).
+void write_graph_body(JsonWriter& w, const Graph& g, NodeText& t) {
+  w.key_literal("nodes").begin_array();
+  std::vector<std::string> parts = format_in_slices(g, w.indent() + 2);
+  if (parts.empty())
+    for (const auto& node : g.nodes) write_node(w, node, g.graph_id, t);
+  for (const auto& part : parts) w.raw_elements(part);
+  w.end_array();
+}
+
+// A capture's own record, each part on one line, in the order capture adds
+// them.
+void write_capture_record(JsonWriter& out, const GraphDocument& doc) {
+  JsonWriter w(0);
+  if (!doc.warnings.empty()) {
+    w.begin_array();
+    for (const auto& x : doc.warnings) w.value(x);
+    w.end_array();
+    out.key_literal("warnings").raw(w.view());
+  }
+  if (const auto& c = doc.capture) {
+    w.clear();
+    w.begin_object().key_literal("workload").value(c->workload).key_literal("workload_name").value(c->workload_name);
+    w.key_literal("args").begin_array();
+    for (const auto& a : c->args) w.value(a);
+    w.end_array().key_literal("mode").value(c->mode).key_literal("instantiate").value(c->instantiate);
+    w.end_object();
+    out.key_literal("capture").raw(w.view());
+  }
+  if (const auto& t = doc.timings) {
+    w.clear();
+    w.begin_object();
+    opt(w, "capture_ms", t->capture_ms);
+    opt(w, "instantiate_ms", t->instantiate_ms);
+    opt(w, "walk_ms", t->walk_ms);
+    opt(w, "first_replay_ms", t->first_replay_ms);
+    opt(w, "steady_replay_ms", t->steady_replay_ms);
+    opt(w, "steady_replays", t->steady_replays);
+    w.end_object();
+    out.key_literal("timings").raw(w.view());
+  }
+  if (const auto& m = doc.graph_memory) {
+    w.clear();
+    w.begin_object().key_literal("used_current").value(m->used_current).key_literal("used_high").value(m->used_high);
+    w.key_literal("reserved_current").value(m->reserved_current).key_literal("reserved_high").value(m->reserved_high);
+    w.end_object();
+    out.key_literal("graph_memory").raw(w.view());
+  }
+  if (const auto& e = doc.exec_version) {
+    w.clear();
+    w.begin_object().key_literal("version").value(uint64_t(e->version));
+    w.key_literal("updated_by").begin_array();
+    for (const auto& x : e->updated_by) w.value(x);
+    w.end_array().key_literal("not_recorded").begin_array();
+    for (const auto& x : e->not_recorded) w.value(x);
+    w.end_array().key_literal("disabled_nodes").begin_array();
+    for (uint32_t x : e->disabled_nodes) w.value(uint64_t(x));
+    w.end_array().end_object();
+    out.key_literal("exec_version").raw(w.view());
+  }
+}
+
+}  // namespace
+
+namespace {
+// The root's nodes of a large graph, formatted by worker threads in more
+// slices than there are workers, taken in order: each slice can be written
+// while later ones are still formatted (writing a large document to a file
+// took as long as formatting it).
+class SliceFormatter {
+ public:
+  SliceFormatter(const Graph& g, size_t indent, unsigned workers, size_t slices)
+      : g_(g), indent_(indent), text_(slices), done_(slices, 0) {
+    try {
+      for (unsigned w = 0; w < workers; ++w) pool_.emplace_back([this] { work(); });
+    } catch (...) {
+      stop();
+      throw;
+    }
+  }
+  ~SliceFormatter() { stop(); }
+  SliceFormatter(const SliceFormatter&) = delete;
+  SliceFormatter& operator=(const SliceFormatter&) = delete;
+  size_t size() const { return text_.size(); }
+  /// Slice k once it is formatted, handed over; a worker's error is
+  /// rethrown here.
+  std::string take(size_t k) {
+    std::unique_lock<std::mutex> lock(m_);
+    ready_.wait(lock, [&] { return done_[k] || error_; });
+    if (error_) std::rethrow_exception(error_);
+    return std::move(text_[k]);
+  }
+  void stop() {
+    next_.store(text_.size());
+    for (auto& t : pool_)
+      if (t.joinable()) t.join();
+  }
+
+ private:
+  void work() {
+    const size_t n = g_.nodes.size(), slices = text_.size();
+    for (size_t k; (k = next_.fetch_add(1)) < slices;) {
+      std::string s;
+      try {
+        format_nodes(g_, n * k / slices, n * (k + 1) / slices, indent_, s);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m_);
+        if (!error_) error_ = std::current_exception();
+        next_.store(slices);
+        ready_.notify_all();
+        return;
+      }
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        text_[k] = std::move(s);
+        done_[k] = 1;
+      }
+      ready_.notify_all();
+    }
+  }
+  const Graph& g_;
+  const size_t indent_;
+  std::vector<std::string> text_;
+  std::vector<char> done_;
+  std::atomic<size_t> next_{0};
+  std::mutex m_;
+  std::condition_variable ready_;
+  std::exception_ptr error_;
+  std::vector<std::thread> pool_;
+};
+
+// The document, handed to emit piece by piece in order: the text before
+// the nodes, a large graph's node slices as each is formatted, the rest.
+template <typename Emit>
+void write_document(const GraphDocument& doc, Emit emit) {
+  const unsigned workers = node_slices(doc.root);
+  JsonWriter w(2);
+  // Sliced nodes are formatted apart: this writer holds the rest.
+  w.reserve(256 + total_nodes(doc.root) * (workers ? 16 : 400));
+  w.begin_object();
+  w.key_literal("schema").value(kGraphSchema);
+  w.key_literal("graphscope_version").value(GRAPHSCOPE_VERSION);
+  w.key_literal("exec_graph_id");
+  doc.exec_graph_id ? w.value(*doc.exec_graph_id) : w.null();
+  w.key_literal("template_graph_id");
+  doc.root.graph_id ? w.value(*doc.root.graph_id) : w.null();
+  if (!doc.name.empty()) w.key_literal("name").value(doc.name);
+  if (!doc.source_format.empty()) w.key_literal("source_format").value(doc.source_format);
+  if (doc.device) {
+    const auto& d = *doc.device;
+    w.key_literal("device").begin_object();
+    w.key_literal("name").value(d.name);
+    opt(w, "driver_version", d.driver_version);
+    opt(w, "runtime_version", d.runtime_version);
+    if (d.cc_major && d.cc_minor)
+      w.key_literal("compute_capability").begin_array().value(*d.cc_major).value(*d.cc_minor).end_array();
+    w.end_object();
+  }
+  write_capture_record(w, doc);
+  for (const auto& [k, v] : doc.extra_json) w.key(k).raw(v);
+  // Demangled names once per kernel, not once per node.
+  std::unordered_map<std::string_view, std::string_view> unique;
+  for (const auto& [mangled, demangled] : doc.kernel_names) unique.emplace(mangled, demangled);
+  collect_kernel_names(doc.root, unique);
+  std::vector<std::pair<std::string_view, std::string_view>> names(unique.begin(), unique.end());
+  std::sort(names.begin(), names.end());
+  if (!names.empty()) {
+    w.key_literal("kernel_names").begin_object();
+    for (const auto& [mangled, demangled] : names) w.key(mangled).value(demangled);
+    w.end_object();
+  }
+  // What repeats (a view: every node stays in "nodes").
+  auto write_repeats = [&](const Folding& folding) {
+    if (folding.repeats.empty()) return;
+    w.key_literal("repeats").begin_array();
+    for (const Repeat& r : folding.repeats) {
+      JsonWriter one(0);
+      one.begin_object().key_literal("count").value(r.count).key_literal("size").value(r.size);
+      one.key_literal("chained").value(r.chained).key_literal("label").value(r.label);
+      one.key_literal("members").begin_array();
+      for (const auto& copy : r.copies) {
+        one.begin_array();
+        for (uint32_t v : copy) one.value(v);
+        one.end_array();
+      }
+      one.end_array().end_object();
+      w.raw(one.view());
+    }
+    w.end_array();
+  };
+  if (!workers) {
+    write_repeats(find_repeats(doc.root));
+    NodeText t;
+    write_graph_body(w, doc.root, t);
+  } else {
+    // A large graph: its nodes are formatted by workers and handed on in
+    // order at once, while what repeats is found on a thread of its own; so
+    // the section comes after the nodes (finding it took as long as
+    // formatting them, and a file writer would have waited for it).
+    JsonWriter probe(2);  // indentation depends on depth alone
+    probe.begin_object().key_literal("nodes").begin_array();
+    SliceFormatter slices(doc.root, probe.indent() + 2, workers, size_t(workers) * 4);
+    Folding folding;
+    run_beside([&] { folding = find_repeats(doc.root); },
+               [&] {
+                 w.key_literal("nodes").begin_array();
+                 emit(w.cut());
+                 for (size_t k = 0; k + 1 < slices.size(); ++k) emit(slices.take(k));
+                 w.raw_elements(slices.take(slices.size() - 1));
+                 w.end_array();
+               });
+    write_repeats(folding);
+  }
+  w.end_object();
+  emit(w.take());
+}
+}  // namespace
+
+std::vector<std::string> write_graph_json_pieces(const GraphDocument& doc) {
+  std::vector<std::string> pieces;
+  write_document(doc, [&](std::string&& piece) { pieces.push_back(std::move(piece)); });
+  return pieces;
+}
+
+void write_graph_json_file(const std::string& path, const GraphDocument& doc) {
+  OutputFile out(path);
+  // About 290 bytes a node without an origin (the 100k-node bench), 1,200
+  // with one (the recorded Llama): room never written is cut off.
+  size_t with_origin = 0;
+  for (const auto& n : doc.root.nodes) with_origin += n.origin ? 1 : 0;
+  out.expect(4096 + 320 * uint64_t(total_nodes(doc.root)) + 1000 * uint64_t(with_origin));
+  write_document(doc, [&](std::string&& piece) { out.write(piece); });
+  out.commit();
+}
+
+std::string write_graph_json(const GraphDocument& doc) {
+  std::vector<std::string> pieces = write_graph_json_pieces(doc);
+  if (pieces.size() == 1) return std::move(pieces[0]);
+  size_t total = 0;
+  for (const auto& p : pieces) total += p.size();
+  std::string out;
+  out.reserve(total);
+  for (const auto& p : pieces) out += p;
+  return out;
+}
+
+}  // namespace graphscope

@@ -1,0 +1,58 @@
+// `graphscope report`: one self-contained HTML file (inline script, styles
+// and SVG; nothing fetched) that shows a graph's folded picture with its
+// profile: pan, zoom and search, node details, the makespan account as one
+// bar, fake dependencies and worst delays as tables, one replay's timeline
+// by lane; two graphs side by side with their diff; every graph of an
+// `--exec` run with an index.
+//
+// The page is data plus a fixed program: the C++ side writes one JSON object
+// (columns per node, strings interned, so a 100k-node graph stays a few
+// megabytes) into a <script type="application/json"> element, and
+// report.js/report.css (lib/inspect/render/report/, embedded at build time) draw
+// everything from it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "../formats/attach_json.h"
+#include "../analysis/diff.h"
+#include "dot_writer.h"
+#include "../model/graph.h"
+#include "../analysis/join.h"
+#include "../analysis/profile.h"
+#include "../model/trace.h"
+
+namespace graphscope {
+
+/// One graph of the report, and its profile when there is one.
+struct ReportGraph {
+  std::string label;  // how the page names it: "forward", "pid 787 graph 2"
+  const GraphDocument* doc = nullptr;
+  // A profile: all three, from the same join.
+  const ProfileReport* profile = nullptr;
+  const Trace* trace = nullptr;
+  const TraceJoin* join = nullptr;
+  std::string profile_note;  // why there is no profile, when one was expected
+  int process = -1;          // index into the run's processes (--exec)
+};
+
+struct HtmlReportInput {
+  std::string title;                 // the page's title
+  std::vector<std::string> sources;  // what it was made from (file names, the command)
+  std::vector<ReportGraph> graphs;
+  // Two graphs compared: graphs[0] is A, graphs[1] is B.
+  const GraphDiff* diff = nullptr;
+  std::string diff_text;  // the diff's text report
+  // An --exec output directory: the run, and the graphs' processes.
+  const AttachRun* run = nullptr;
+  std::vector<std::string> notes;  // what the page should say it left out
+  size_t svg_max_nodes = kDefaultSvgMaxNodes;
+  bool fold = true;
+};
+
+/// The whole HTML file.
+std::string write_html_report(const HtmlReportInput& in);
+
+}  // namespace graphscope
