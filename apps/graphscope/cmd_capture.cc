@@ -3,6 +3,7 @@
 
 #include "attach.h"
 #include "commands.h"
+#include "inspect/analysis/fold.h"
 #include "inspect/render/dot_writer.h"
 #include "inspect/core/error.h"
 #include "inspect/core/io.h"
@@ -73,11 +74,16 @@ int run_capture(const CaptureCli& c) {
   OutputSet outputs;
   std::string text;
   for (const auto& g : graphs) {
-    if (c.summary) text += format_summary(g.doc, summarize(g.doc), c.workload + " graph " + g.doc.name) + "\n";
-    if (c.output != "-" || !c.summary) outputs.add(per_graph(c.output, g.doc.name, several), write_graph_json(g.doc));
-    if (!c.dot.empty()) outputs.add(per_graph(c.dot, g.doc.name, several), write_dot(g.doc, nullptr, !c.no_fold));
+    // What repeats, found once for every output of this graph.
+    const Folding folding = find_repeats(g.doc.root);
+    const Folding* drawn = c.no_fold ? nullptr : &folding;
+    if (c.summary)
+      text += format_summary(g.doc, summarize(g.doc), c.workload + " graph " + g.doc.name, &folding) + "\n";
+    if (c.output != "-" || !c.summary)
+      outputs.add(per_graph(c.output, g.doc.name, several), write_graph_json(g.doc, &folding));
+    if (!c.dot.empty()) outputs.add(per_graph(c.dot, g.doc.name, several), write_dot(g.doc, nullptr, drawn));
     if (!c.svg.empty())
-      outputs.add(per_graph(c.svg, g.doc.name, several), render_svg(g.doc, c.svg_max_nodes, nullptr, !c.no_fold));
+      outputs.add(per_graph(c.svg, g.doc.name, several), render_svg(g.doc, c.svg_max_nodes, nullptr, drawn));
     if (!c.nvidia_dot.empty()) outputs.add(per_graph(c.nvidia_dot, g.doc.name, several), g.nvidia_dot);
   }
   if (c.summary) outputs.add("-", text);

@@ -8,11 +8,13 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "attach.h"
 #include "commands.h"
 #include "inspect/formats/chrome_trace.h"
+#include "inspect/analysis/fold.h"
 #include "inspect/render/dot_writer.h"
 #include "inspect/core/error.h"
 #include "inspect/core/io.h"
@@ -76,8 +78,12 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
   if (phases) phases->done("report");
   if (c.output == "-") text += (suffix.empty() || c.json ? "" : "== " + suffix + "\n") + report + (c.json ? "" : "\n");
   else out.emplace_back(with_tag(c.output, suffix), std::move(report));
-  if (!c.trace_out.empty()) out.emplace_back(with_tag(c.trace_out, suffix), write_chrome_trace(trace, &doc, &r));
-  if (!c.graph_out.empty()) out.emplace_back(with_tag(c.graph_out, suffix), write_graph_json(doc));
+  // The join made for the analysis serves the trace; what repeats is found
+  // once for the graph, the page and the pictures.
+  if (!c.trace_out.empty()) out.emplace_back(with_tag(c.trace_out, suffix), write_chrome_trace(trace, &doc, &r, &join));
+  std::optional<Folding> found;
+  auto folding = [&]() -> const Folding& { return found ? *found : found.emplace(find_repeats(doc.root)); };
+  if (!c.graph_out.empty()) out.emplace_back(with_tag(c.graph_out, suffix), write_graph_json(doc, &folding()));
   if (!c.html.empty()) {
     HtmlReportInput in;
     in.title = "graphscope profile: " + (doc.name.empty() ? trace_name : doc.name);
@@ -87,14 +93,15 @@ ProfileReport emit(const ProfileCli& c, const GraphDocument& doc, const Trace& t
     in.svg_max_nodes = c.svg_max_nodes;
     ReportGraph g;
     g.label = doc.name.empty() ? "the graph" : doc.name;
-    g.doc = &doc, g.profile = &r, g.trace = &trace, g.join = &join;
+    g.doc = &doc, g.profile = &r, g.trace = &trace, g.join = &join, g.folding = &folding();
     in.graphs.push_back(g);
     out.emplace_back(with_tag(c.html, suffix), write_html_report(in));
   }
   if (!c.svg.empty() || !c.dot.empty()) {
     DotOverlay overlay = profile_overlay(r);
-    if (!c.svg.empty()) out.emplace_back(with_tag(c.svg, suffix), render_svg(doc, c.svg_max_nodes, &overlay, !c.no_fold));
-    if (!c.dot.empty()) out.emplace_back(with_tag(c.dot, suffix), write_dot(doc, &overlay, !c.no_fold));
+    const Folding* drawn = c.no_fold ? nullptr : &folding();
+    if (!c.svg.empty()) out.emplace_back(with_tag(c.svg, suffix), render_svg(doc, c.svg_max_nodes, &overlay, drawn));
+    if (!c.dot.empty()) out.emplace_back(with_tag(c.dot, suffix), write_dot(doc, &overlay, drawn));
   }
   return r;
 }

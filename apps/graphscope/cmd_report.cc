@@ -4,11 +4,13 @@
 
 #include <future>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
 #include "inspect/formats/attach_json.h"
 #include "inspect/formats/chrome_trace.h"
 #include "inspect/analysis/diff.h"
+#include "inspect/analysis/fold.h"
 #include "inspect/render/diff_report.h"
 #include "inspect/core/error.h"
 #include "inspect/render/html_report.h"
@@ -36,6 +38,7 @@ struct Profiled {
   TraceJoin join;
   ProfileReport report;
   bool has_profile = false;
+  std::optional<Folding> folding;  // found once when an analysis needed it before the page
 };
 
 ProfileOptions profile_options(const ReportRequest& q) {
@@ -63,6 +66,7 @@ void add(HtmlReportInput& in, const Profiled& p, const std::string& label, int p
   g.doc = &p.doc;
   g.process = process;
   if (p.has_profile) g.profile = &p.report, g.trace = p.trace.get(), g.join = &p.join;
+  if (p.folding) g.folding = &*p.folding;
   in.graphs.push_back(g);
 }
 
@@ -131,7 +135,10 @@ std::string make_report(const ReportRequest& q) {
     auto read_b = std::async(std::launch::async, [&] { return load_graph(q.inputs[1]); });
     a.doc = load_graph(q.inputs[0]);
     b.doc = read_b.get();
-    GraphDiff d = diff_graphs(a.doc, b.doc);
+    // What repeats in each, found once for the diff and the page.
+    a.folding = find_repeats(a.doc.root);
+    b.folding = find_repeats(b.doc.root);
+    GraphDiff d = diff_graphs(a.doc, b.doc, {}, &*a.folding, &*b.folding);
     std::string text = format_diff(d, origin(q.inputs[0]), origin(q.inputs[1]), 200);
     in.title = "graphscope diff: " + display_name(origin(q.inputs[0])) + " vs " + display_name(origin(q.inputs[1]));
     add(in, a, "A: " + display_name(origin(q.inputs[0])));

@@ -36,6 +36,7 @@
 #include "diff.h"
 
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -294,9 +295,11 @@ namespace {
 
 // The root nodes that differ on one side, and whether they all lie in one
 // copy of a repeated block (or the copy that differs next to one) there.
-std::string locate(const char* side, const GraphDocument& doc, const std::vector<uint32_t>& nodes) {
+std::string locate(const char* side, const GraphDocument& doc, const std::vector<uint32_t>& nodes,
+                   const Folding* given) {
   if (nodes.empty()) return "";
-  const Folding f = find_repeats(doc.root);
+  std::optional<Folding> found;
+  const Folding& f = given ? *given : found.emplace(find_repeats(doc.root));
   const size_t n = doc.root.nodes.size();
   for (const OddCopy& o : f.odd) {
     std::vector<uint32_t> in(o.nodes);
@@ -323,19 +326,22 @@ std::string locate(const char* side, const GraphDocument& doc, const std::vector
 
 }  // namespace
 
-void locate_in_repeats(const GraphDocument& a, const GraphDocument& b, GraphDiff& d) {
+void locate_in_repeats(const GraphDocument& a, const GraphDocument& b, GraphDiff& d, const Folding* fold_a,
+                       const Folding* fold_b) {
   std::vector<uint32_t> in_a, in_b;
   for (const NodeGroup& g : d.root.removed) in_a.insert(in_a.end(), g.nodes.begin(), g.nodes.end());
   for (const NodeGroup& g : d.root.added) in_b.insert(in_b.end(), g.nodes.begin(), g.nodes.end());
   for (const ChangeGroup& g : d.root.changed)
     for (const auto& [x, y] : g.nodes) in_a.push_back(x), in_b.push_back(y);
-  for (auto [side, doc, nodes] : {std::make_tuple("A", &a, &in_a), std::make_tuple("B", &b, &in_b)}) {
-    std::string w = locate(side, *doc, *nodes);
+  for (auto [side, doc, nodes, fold] :
+       {std::make_tuple("A", &a, &in_a, fold_a), std::make_tuple("B", &b, &in_b, fold_b)}) {
+    std::string w = locate(side, *doc, *nodes, fold);
     if (!w.empty()) d.where.push_back(std::move(w));
   }
 }
 
-GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const DiffOptions& options) {
+GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const DiffOptions& options,
+                      const Folding* fold_a, const Folding* fold_b) {
   GraphDiff d;
   d.options = options;
   Records ra = records(a), rb = records(b);
@@ -354,7 +360,7 @@ GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const Diff
   c.memset_shape = shape(a, ra) && shape(b, rb);
   d.edge_types_compared = c.edge_types;
   d.root = diff_structure(c, a.root, b.root);
-  locate_in_repeats(a, b, d);
+  locate_in_repeats(a, b, d, fold_a, fold_b);
 
   // Say what could not be compared, and why, rather than call it the same.
   auto lacking = [&](bool in_a, bool in_b) {

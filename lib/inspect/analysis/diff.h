@@ -20,6 +20,8 @@
 
 namespace graphscope {
 
+struct Folding;
+
 struct DiffOptions {
   bool ignore_geometry = false;  // grid, block, cluster and shared memory are not compared
   bool ignore_sizes = false;     // memcpy, memset and allocation sizes and memset values are not compared
@@ -122,10 +124,15 @@ struct GraphDiff {
   bool same() const { return root.same(); }
 };
 
-/// Fills d.where from the documents' repeats (diff_graphs calls it).
-void locate_in_repeats(const GraphDocument& a, const GraphDocument& b, GraphDiff& d);
+/// Fills d.where from the documents' repeats (diff_graphs calls it):
+/// fold_a and fold_b when the command found them already (fold.h), else
+/// found here for a side with differences.
+void locate_in_repeats(const GraphDocument& a, const GraphDocument& b, GraphDiff& d,
+                       const Folding* fold_a = nullptr, const Folding* fold_b = nullptr);
 
-/// Compares two graph documents (validated, as load_graph returns them).
-GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const DiffOptions& options = {});
+/// Compares two graph documents (validated, as load_graph returns them);
+/// fold_a and fold_b as locate_in_repeats takes them.
+GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const DiffOptions& options = {},
+                      const Folding* fold_a = nullptr, const Folding* fold_b = nullptr);
 
 }  // namespace graphscope

@@ -1,4 +1,5 @@
 #include "profile.h"
+#include "simulate.h"
 
 #include <algorithm>
 #include <charconv>
@@ -764,6 +765,8 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   r.streams = rt.streams;
   std::sort(r.streams.begin(), r.streams.end());
   r.streams.erase(std::unique(r.streams.begin(), r.streams.end()), r.streams.end());
+  // The what-if model, once, for every output to render.
+  if (r.account.replays) r.what_if = what_if(doc, r);
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "account.h"
+#include "what_if.h"
 #include "../model/graph.h"
 #include "join.h"
 #include "../model/lane.h"
@@ -95,15 +96,11 @@ struct ProfileReport {
   // Per node, the share of its device's SMs its kernel's grid holds
   // (sm_footprint, trace.h); empty when the trace has no SM counts.
   std::vector<float> sm_share;
-  // A report read from JSON: its what-if numbers as written (the replays'
-  // times are not in the file); fitted and replays_simulated are absent in
-  // reports written before they existed.
-  struct WhatIfRead {
-    double latency_us = 0, dispatch_us = 0, as_measured_us = 0, without_fake_us = 0, zero_latency_us = 0;
-    std::optional<double> fitted_us;
-    std::optional<uint64_t> replays_simulated;
-  };
-  std::optional<WhatIfRead> what_if_read;
+  // What-if (simulate.h): the simulation made once by analyze_profile when
+  // the account has replays, or the numbers a report read from JSON wrote
+  // (fitted_us and replays_simulated absent in reports written before they
+  // existed). Every output renders this one.
+  std::optional<WhatIf> what_if;
 };
 inline constexpr size_t kReplayTimesLimit = 500000;
 

@@ -333,12 +333,9 @@ WhatIf what_if(const GraphDocument& doc, const ProfileReport& r) {
   const size_t n = g.nodes.size();
   WhatIf w;
   w.measured_us = r.makespan_us;
-  if (r.replay_times.empty() && r.what_if_read) {  // read from JSON: as written
-    const auto& x = *r.what_if_read;
-    w.model.latency_us = x.latency_us, w.model.dispatch_us = x.dispatch_us;
-    w.as_measured_us = x.as_measured_us, w.without_fake_us = x.without_fake_us, w.zero_latency_us = x.zero_latency_us;
-    w.fitted_us = x.fitted_us;
-    w.replays_simulated = x.replays_simulated;
+  if (r.replay_times.empty() && r.what_if) {  // read from JSON: as written
+    w = *r.what_if;
+    w.measured_us = r.makespan_us;
     return w;
   }
   w.model = fit_schedule_model(doc, r);

@@ -22,29 +22,16 @@
 
 #include "../model/graph.h"
 #include "profile.h"
+#include "what_if.h"
 
 namespace graphscope {
-
-struct ScheduleModel {
-  double latency_us = 0;   // a real predecessor's end to its dependent's start (median)
-  double dispatch_us = 0;  // between successive starts of siblings: their starts' span over their gaps
-  size_t latency_samples = 0, dispatch_samples = 0;
-};
 
 /// Fits the model to a profile of doc's graph.
 ScheduleModel fit_schedule_model(const GraphDocument& doc, const ProfileReport& r);
 
-struct WhatIf {
-  double measured_us = 0;         // the profile's makespan (median)
-  double as_measured_us = 0;      // the model's makespan: its validation
-  double without_fake_us = 0;     // copy engines no longer shared
-  double zero_latency_us = 0;     // no dependency latency, no dispatch interval
-  std::optional<double> fitted_us;  // the fitted latency and dispatch for every node, not its own delay
-  ScheduleModel model;
-  std::optional<uint64_t> replays_simulated;  // replays simulated one by one; 0: the medians over replays
-};
-
-/// The predictions for doc's graph from its profile.
+/// The predictions for doc's graph from its profile: simulated on the
+/// profile's replays, or r.what_if as a report read back wrote it.
+/// analyze_profile keeps the result in r.what_if; renderers read it there.
 WhatIf what_if(const GraphDocument& doc, const ProfileReport& r);
 
 /// The what-if section of the text report.

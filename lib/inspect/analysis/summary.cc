@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
 
 #include "../model/collective.h"
@@ -65,7 +66,8 @@ GraphSummary summarize(const GraphDocument& doc, size_t top) {
   return s;
 }
 
-std::string format_summary(const GraphDocument& doc, const GraphSummary& s, const std::string& origin) {
+std::string format_summary(const GraphDocument& doc, const GraphSummary& s, const std::string& origin,
+                           const Folding* folding) {
   std::string out;
   char buf[512];
   // Every value is one line; names in it (the document's, the device's, the
@@ -96,7 +98,9 @@ std::string format_summary(const GraphDocument& doc, const GraphSummary& s, cons
   line("width", std::to_string(s.width) + (s.width ? " (at level " + std::to_string(s.width_level) + ")" : ""));
   line("roots/leaves", std::to_string(s.roots) + " / " + std::to_string(s.leaves));
   if (s.collectives) line("collectives", std::to_string(s.collectives) + " (NCCL, RCCL or in-graph all-reduce kernels)");
-  const std::string repeats = describe_folding(find_repeats(doc.root), doc.root.nodes.size());
+  std::optional<Folding> found;
+  if (!folding) folding = &found.emplace(find_repeats(doc.root));
+  const std::string repeats = describe_folding(*folding, doc.root.nodes.size());
   if (!repeats.empty()) line("repeats", repeats);
   out += format_origins(doc.root);
   // A capture's own record, when the document carries it.

@@ -11,6 +11,8 @@
 
 namespace graphscope {
 
+struct Folding;
+
 struct GraphSummary {
   size_t nodes = 0;         // all nodes, nested bodies included
   size_t top_nodes = 0;     // nodes of the root graph
@@ -29,8 +31,9 @@ struct GraphSummary {
 GraphSummary summarize(const GraphDocument& doc, size_t top = 10);
 
 /// The text block printed by `graphscope dump FILE`, with what repeats in
-/// the root graph (fold.h).
+/// the root graph: `folding` (find_repeats(doc.root), fold.h) when the
+/// command has it already, else found here.
 std::string format_summary(const GraphDocument& doc, const GraphSummary& s,
-                           const std::string& origin);
+                           const std::string& origin, const Folding* folding = nullptr);
 
 }  // namespace graphscope

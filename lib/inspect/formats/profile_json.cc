@@ -177,9 +177,9 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
   w.key("streams").begin_array();
   for (uint32_t s : r.streams) w.value(s);
   w.end_array();
-  if (r.account.replays) {
-    write_account(w, r.account);
-    const WhatIf wi = what_if(doc, r);
+  if (r.account.replays) write_account(w, r.account);
+  if (r.account.replays && r.what_if) {
+    const WhatIf& wi = *r.what_if;
     w.key("what_if").begin_object();
     w.key("latency_us").value(wi.model.latency_us).key("dispatch_us").value(wi.model.dispatch_us);
     w.key("as_measured_us").value(wi.as_measured_us).key("without_fake_us").value(wi.without_fake_us);
@@ -480,17 +480,18 @@ ProfileDocument read_profile_json(std::string_view text, const std::string& orig
   optional_member(r, root, "what_if", [&](uint32_t v) {
     const JsonPath at("what_if");
     r.object(v, at, "an object");
-    ProfileReport::WhatIfRead x;
+    WhatIf x;
+    x.measured_us = p.makespan_us;
     auto num = [&](const char* key, double& out) { out = r.number(r.required(v, key, at), JsonPath(at, key)); };
-    num("latency_us", x.latency_us);
-    num("dispatch_us", x.dispatch_us);
+    num("latency_us", x.model.latency_us);
+    num("dispatch_us", x.model.dispatch_us);
     num("as_measured_us", x.as_measured_us);
     num("without_fake_us", x.without_fake_us);
     num("zero_latency_us", x.zero_latency_us);
     optional_member(r, v, "fitted_us", [&](uint32_t y) { x.fitted_us = r.number(y, JsonPath(at, "fitted_us")); });
     optional_member(r, v, "replays_simulated",
                     [&](uint32_t y) { x.replays_simulated = r.u64(y, JsonPath(at, "replays_simulated")); });
-    p.what_if_read = x;
+    p.what_if = x;
   });
   p.nodes.resize(n);
   d.nodes.resize(n);

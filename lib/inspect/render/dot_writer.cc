@@ -4,11 +4,9 @@
 //
 // Graphviz keeps global state (the error handler, the prototype graph, static
 // buffers), so every use of it here runs under one mutex, with its messages
-// captured instead of printed to stderr.
+// captured instead of printed to stderr. The look (labels, styles) is in
+// dot_look.cc, the Graphviz plumbing in dot_cgraph.cc.
 #include "dot_writer.h"
-
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
 
 #include <algorithm>
 #include <cctype>
@@ -28,332 +26,25 @@
 #include "../core/error.h"
 #include "../analysis/fold.h"
 #include "../formats/graphviz.h"
+#include "dot_cgraph.h"
+#include "dot_look.h"
 #include "../model/origin_view.h"
 #include "../core/text.h"
+
 
 namespace graphscope {
 namespace {
 
-// ---------------------------------------------------------------------------
-// Text helpers
-
-/// "256 KiB", "1.5 MiB", "17 B". Integer arithmetic only, so the output does
-/// not depend on the locale.
-std::string human_bytes(uint64_t bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  uint64_t unit = 1;
-  while (u < 6 && bytes / unit >= 1024) {
-    unit *= 1024;
-    ++u;
-  }
-  uint64_t whole = bytes / unit, rem = bytes % unit;
-  uint64_t tenths = u == 0 ? 0 : (rem / (unit / 1024) * 10 + 512) / 1024;  // rem < unit
-  if (tenths >= 10) {
-    ++whole;
-    tenths = 0;
-  }
-  std::string s = std::to_string(whole);
-  if (tenths != 0 && whole < 100) s += "." + std::to_string(tenths);
-  return s + " " + kUnits[u];
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::string dim3_text(const Dim3& d) {
-  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
-}
-
-/// Makes arbitrary bytes safe for a Graphviz escString (label, tooltip) and
-/// for the SVG that Graphviz writes from it: control characters (C0, DEL,
-/// C1), code points XML 1.0 cannot hold (U+FFFE, U+FFFF) and each byte of
-/// invalid UTF-8 become '?'; a tab a space. Backslashes are doubled so that
-/// "\n", "\N", "\G"... in a kernel name stay literal text, and '&' is
-/// written "&amp;": Graphviz reads entities in labels ("&#xFFFF;", "&lt;"),
-/// and this one is read back as the literal '&' by every renderer. Quotes
-/// need nothing here: agwrite quotes and escapes them itself.
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 8);
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '&') {
-      out += "&amp;";
-    } else if (c == '\t') {
-      out += ' ';
-    } else {
-      const Utf8Char u = utf8_char(s, i);
-      const bool control = u.cp < 0x20 || (u.cp >= 0x7f && u.cp <= 0x9f);
-      if (u.len && xml_char(u.cp) && !control) {
-        out.append(s.data() + i, u.len);
-        i += u.len;
-      } else {
-        out += '?';
-        i += u.len ? u.len : 1;
-      }
-      continue;
-    }
-    ++i;
-  }
-  return out;
-}
-
-/// An escaped text (esc) made ready for a tooltip: Graphviz 2.43 expands a
-/// tooltip's escapes twice (a name's "\\N" would show the node's name), so
-/// each backslash of the escaped text is doubled once more. Line breaks are
-/// added after this (tooltip_lines), as single escapes.
-std::string tooltip_text(std::string_view escaped) {
-  std::string out;
-  out.reserve(escaped.size() + 8);
-  for (char c : escaped) {
-    if (c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-/// Escaped lines as one tooltip, a line break between them.
-std::string tooltip_lines(const std::vector<std::string>& escaped) {
-  std::string out;
-  for (size_t i = 0; i < escaped.size(); ++i) out += (i ? "\\n" : "") + tooltip_text(escaped[i]);
-  return out;
-}
-
-/// Joins already escaped lines with the escString line break `sep`
-/// ("\\n" centred, "\\l" left-justified).
-std::string join_lines(const std::vector<std::string>& lines, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (i) out += sep;
-    out += lines[i];
-  }
-  return out;
-}
-
-std::string type_words(NodeType t) {
-  std::string s(to_string(t));
-  for (char& c : s)
-    if (c == '_') c = ' ';
-  return s;
-}
-
-std::string kernel_full_name(const Node& n) {
-  if (n.kernel && !n.kernel->demangled.empty()) return n.kernel->demangled;
-  return demangle(n.kernel_name);
-}
-
-// ---------------------------------------------------------------------------
-// The look: one style per node type and per edge type.
-
-struct NodeStyle {
-  const char* shape;
-  const char* style;
-  const char* fill;
-  const char* border;
-};
-
-NodeStyle node_style(NodeType t) {
-  switch (t) {
-    case NodeType::kernel: return {"box", "rounded,filled", "#dae8fc", "#4a6fa5"};
-    case NodeType::memcpy: return {"cds", "filled", "#d5e8d4", "#5b9a4a"};
-    case NodeType::memset: return {"box", "filled", "#ffe6cc", "#c77c00"};
-    case NodeType::host: return {"hexagon", "filled", "#fff2cc", "#b8982e"};
-    case NodeType::child_graph: return {"folder", "filled", "#e1d5e7", "#7e5a91"};
-    case NodeType::empty: return {"ellipse", "filled,dashed", "#f5f5f5", "#8c8c8c"};
-    case NodeType::event_record: return {"house", "filled", "#f8cecc", "#b85450"};
-    case NodeType::wait_event: return {"invhouse", "filled", "#f8cecc", "#b85450"};
-    case NodeType::mem_alloc: return {"cylinder", "filled", "#c9e4e7", "#3f7f8a"};
-    case NodeType::mem_free: return {"cylinder", "filled,dashed", "#eef6f7", "#3f7f8a"};
-    case NodeType::conditional: return {"diamond", "filled", "#fad7ac", "#b46504"};
-    default: return {"note", "filled", "#eeeeee", "#666666"};
-  }
-}
-
-struct EdgeStyle {
-  const char* style;
-  const char* color;
-  const char* penwidth;
-};
-
-EdgeStyle edge_style(EdgeType t) {
-  switch (t) {
-    case EdgeType::programmatic: return {"dashed", "#c0392b", "1.6"};
-    case EdgeType::launch_completion: return {"dotted", "#8e44ad", "2"};
-    default: return {"solid", "#444444", "1"};
-  }
-}
-
-const char* const kBodyEdgeColor = "#9a9a9a";
-// Cluster fills by nesting depth, so that nested bodies stay distinguishable.
-const char* const kClusterFill[] = {"#f7f7f7", "#ececec", "#e2e2e2"};
-
-// ---------------------------------------------------------------------------
-// Graphviz plumbing
-
-using graphviz::GraphPtr;
-using GraphvizSession = graphviz::Session;
-
-// ID discipline. cgraph's default one uses the address of a named object's
-// interned name as its ID, and orders subgraphs by ID when writing: sibling
-// clusters would then come out in heap-address order. This one hands out IDs
-// in creation order, so the output is the same bytes on every run. Names are
-// still interned with agstrdup (cgraph's writer looks at the interned
-// string's header) and released when their object goes, as the default does.
-// (Leaving names to cgraph's internal map instead would leak: cgraph 2.x
-// closes that shared map when it closes the first subgraph.)
-struct IdState {
-  Agraph_t* root = nullptr;
-  IDTYPE next = 1;
-  std::unordered_map<std::string, IDTYPE> by_name[3];  // graph, node, edge names
-  std::unordered_map<IDTYPE, char*> names;             // ID -> interned name
-};
-int id_kind(int objtype) { return objtype == AGRAPH ? 0 : objtype == AGNODE ? 1 : 2; }
-void* id_open(Agraph_t* g, Agdisc_t*) {
-  auto* st = new IdState;
-  st->root = g;
-  return st;
-}
-long id_map(void* state, int objtype, char* str, IDTYPE* id, int createflag) {
-  auto* st = static_cast<IdState*>(state);
-  if (str != nullptr) {
-    auto& by_name = st->by_name[id_kind(objtype)];
-    auto it = by_name.find(str);
-    if (it != by_name.end()) {
-      *id = it->second;
-      return 1;
-    }
-    if (!createflag) return 0;
-    *id = st->next;
-    st->next += 2;  // odd, like cgraph's own anonymous IDs
-    by_name.emplace(str, *id);
-    st->names.emplace(*id, agstrdup(st->root, str));
-    return 1;
-  }
-  if (!createflag) return 0;
-  *id = st->next;
-  st->next += 2;
-  return 1;
-}
-void id_free(void* state, int objtype, IDTYPE id) {
-  auto* st = static_cast<IdState*>(state);
-  auto it = st->names.find(id);
-  if (it == st->names.end()) return;
-  st->by_name[id_kind(objtype)].erase(it->second);
-  agstrfree(st->root, it->second);
-  st->names.erase(it);
-}
-char* id_print(void* state, int, IDTYPE id) {
-  auto* st = static_cast<IdState*>(state);
-  auto it = st->names.find(id);
-  return it == st->names.end() ? nullptr : it->second;
-}
-void id_close(void* state) { delete static_cast<IdState*>(state); }
-void id_register(void*, int, void*) {}
-
-// Older cgraph (2.x) has an `alloc` member (explicit IDs); newer has none.
-template <class D>
-auto set_id_alloc(D& d, int) -> decltype(d.alloc = nullptr, void()) {
-  d.alloc = [](void*, int, IDTYPE) -> long { return 0; };
-}
-template <class D>
-void set_id_alloc(D&, long) {}
-
-Agiddisc_t make_id_disc() {
-  Agiddisc_t d{};
-  d.open = id_open;
-  d.map = id_map;
-  set_id_alloc(d, 0);
-  d.free = id_free;
-  d.print = id_print;
-  d.close = id_close;
-  d.idregister = id_register;
-  return d;
-}
-
-// IO discipline: agwrite appends to a std::string.
-int io_read(void*, char*, int) { return 0; }
-int io_put(void* chan, const char* s) {
-  static_cast<std::string*>(chan)->append(s);
-  return 0;
-}
-int io_flush(void*) { return 0; }
-
-Agiodisc_t make_io_disc() {
-  Agiodisc_t d{};
-  d.afread = io_read;
-  d.putstr = io_put;
-  d.flush = io_flush;
-  return d;
-}
-
-Agiddisc_t g_id_disc = make_id_disc();
-Agiodisc_t g_io_disc = make_io_disc();
-
-Agdisc_t make_disc() {
-  Agdisc_t d{};  // a null mem discipline means cgraph's default
-  d.id = &g_id_disc;
-  d.io = &g_io_disc;
-  return d;
-}
-Agdisc_t g_disc = make_disc();
-
-
-struct ContextFreer {
-  void operator()(GVC_t* c) const {
-    if (c) gvFreeContext(c);
-  }
-};
-using ContextPtr = std::unique_ptr<GVC_t, ContextFreer>;
-
-class Layout {
- public:
-  Layout(GVC_t* gvc, Agraph_t* g) : gvc_(gvc), g_(g) {}
-  ~Layout() { gvFreeLayout(gvc_, g_); }
-  Layout(const Layout&) = delete;
-  Layout& operator=(const Layout&) = delete;
-
- private:
-  GVC_t* gvc_;
-  Agraph_t* g_;
-};
-
-struct RenderDataFreer {
-  void operator()(char* p) const {
-    if (p) gvFreeRenderData(p);
-  }
-};
-
-/// cgraph's API takes char* for strings it only reads (in 2.x).
-char* cs(const std::string& s) { return const_cast<char*>(s.c_str()); }
-char* cs(const char* s) { return const_cast<char*>(s); }
-
-[[noreturn]] void graphviz_failed(const char* what) {
-  throw Error(ExitCode::bad_input, what, GraphvizSession::message("Graphviz gave no reason"));
-}
-
-/// A layout or render call failed. A missing plugin is the installation's
-/// fault, not the input's: that is a usage error, with the way to fix it.
-[[noreturn]] void gvc_failed(const char* what) {
-  const std::string msg = GraphvizSession::message("Graphviz gave no reason");
-  if (msg.find("not recognized") != std::string::npos ||
-      msg.find("unavailable") != std::string::npos)
-    throw Error(ExitCode::usage, what, msg + "; run `dot -c` to register Graphviz plugins");
-  throw Error(ExitCode::bad_input, what, msg);
-}
+using namespace dot_detail;
 
 // ---------------------------------------------------------------------------
 // Building the picture
 
 class Builder {
  public:
-  Builder(const GraphDocument& doc, const DotOverlay* overlay, bool fold)
+  /// fold: the root graph's folding (fold.h), drawn folded; nullptr draws
+  /// every node.
+  Builder(const GraphDocument& doc, const DotOverlay* overlay, const Folding* fold)
       : doc_(doc), overlay_(overlay), fold_(fold) {}
 
   /// Nodes the picture draws (folded: one copy of each repeat, long runs
@@ -482,8 +173,8 @@ class Builder {
       lines.push_back("dashed red edge: programmatic dependency");
     if (saw_[static_cast<int>(EdgeType::launch_completion)])
       lines.push_back("dotted purple edge: launch-completion dependency");
-    if (fold_ && (!folding_.repeats.empty() || !runs_.empty())) {
-      std::string folded = describe_folding(folding_, doc_.root.nodes.size());
+    if (fold_ && (!fold_->repeats.empty() || !runs_.empty())) {
+      std::string folded = describe_folding(*fold_, doc_.root.nodes.size());
       if (!runs_.empty())
         folded += std::string(folded.empty() ? "" : "; ") + std::to_string(runs_.size()) +
                   (runs_.size() == 1 ? " run" : " runs") + " of light nodes in a row drawn as one box each";
@@ -670,9 +361,9 @@ class Builder {
     Agnode_t* an = make_node(sub, id);
     std::vector<std::string> label, tip;
     std::string prefix;
-    if (depth == 0 && planned_ && n.index < folding_.repeat_of.size() && folding_.repeat_of[n.index] != UINT32_MAX) {
-      const Repeat& r = folding_.repeats[folding_.repeat_of[n.index]];
-      if (!r.copy_module.empty()) prefix = r.copy_module[folding_.copy_of[n.index]];
+    if (depth == 0 && planned_ && n.index < fold_->repeat_of.size() && fold_->repeat_of[n.index] != UINT32_MAX) {
+      const Repeat& r = fold_->repeats[fold_->repeat_of[n.index]];
+      if (!r.copy_module.empty()) prefix = r.copy_module[fold_->copy_of[n.index]];
     }
     describe(n, &label, &tip, prefix);
     const NodeStyle st = node_style(n.type);
@@ -767,8 +458,7 @@ class Builder {
     planned_ = true;
     const Graph& g = doc_.root;
     const size_t n = g.nodes.size();
-    folding_ = find_repeats(g);
-    const Folding& f = folding_;
+    const Folding& f = *fold_;
     rep_.resize(n);
     for (uint32_t v = 0; v < n; ++v)
       rep_[v] = f.repeat_of[v] == UINT32_MAX ? v : f.repeats[f.repeat_of[v]].copies[0][f.place_of[v]];
@@ -845,7 +535,7 @@ class Builder {
 
   void add_folded_root(Agraph_t* g) {
     const Graph& graph = doc_.root;
-    const Folding& f = folding_;
+    const Folding& f = *fold_;
     const uint32_t graph_no = next_graph_no_++;
     std::vector<Agraph_t*> clusters;
     for (size_t r = 0; r < f.repeats.size(); ++r) {
@@ -911,9 +601,9 @@ class Builder {
     if (names.size() > 4) label.push_back("and " + std::to_string(names.size() - 4) + " more kernels");
     // The module the run's nodes share, relative to their repeat's copy.
     std::string module = common_module(graph, run);
-    if (!module.empty() && planned_ && folding_.repeat_of[run[0]] != UINT32_MAX) {
-      const Repeat& r = folding_.repeats[folding_.repeat_of[run[0]]];
-      const std::string& prefix = r.copy_module.empty() ? std::string() : r.copy_module[folding_.copy_of[run[0]]];
+    if (!module.empty() && planned_ && fold_->repeat_of[run[0]] != UINT32_MAX) {
+      const Repeat& r = fold_->repeats[fold_->repeat_of[run[0]]];
+      const std::string& prefix = r.copy_module.empty() ? std::string() : r.copy_module[fold_->copy_of[run[0]]];
       if (!prefix.empty() && module.compare(0, prefix.size(), prefix) == 0)
         module = module.size() > prefix.size() ? module.substr(prefix.size() + 1) : std::string();
     }
@@ -949,8 +639,8 @@ class Builder {
 
   const GraphDocument& doc_;
   const DotOverlay* overlay_ = nullptr;
-  bool fold_ = true, planned_ = false;
-  Folding folding_;
+  const Folding* fold_ = nullptr;
+  bool planned_ = false;
   std::vector<uint32_t> rep_, box_of_;
   std::vector<std::pair<uint32_t, Dependency>> drawn_edges_;  // (to, dependency), once each
   std::vector<std::vector<uint32_t>> runs_;
@@ -968,40 +658,14 @@ class Builder {
           *e_lhead_ = nullptr;
 };
 
-/// The one gvc context of the process, made on first use and freed at exit.
-/// Not one per call: Graphviz 2.x's pango plugin caches a pointer to the last
-/// font name, which lives in the context, so a second context reads freed
-/// memory (AddressSanitizer shows it on the second render_svg). Call with a
-/// GraphvizSession held.
-GVC_t* shared_context() {
-  static ContextPtr context;
-  if (!context) {
-    context.reset(gvContext());
-    if (!context) graphviz_failed("cannot start Graphviz");
-  }
-  return context.get();
-}
-
 /// Both entry points build the picture here. Call with a GraphvizSession held.
-GraphPtr build_graph(const GraphDocument& doc, const DotOverlay* overlay, bool fold) {
+GraphPtr build_graph(const GraphDocument& doc, const DotOverlay* overlay, const Folding* fold) {
   return Builder(doc, overlay, fold).build();
-}
-
-/// gvRenderData's length is unsigned int in Graphviz 2.x and size_t later.
-template <class Len>
-std::string render_data(int (*fn)(GVC_t*, graph_t*, const char*, char**, Len*), GVC_t* gvc,
-                        Agraph_t* g, const char* format) {
-  char* raw = nullptr;
-  Len len = 0;
-  const int rc = fn(gvc, g, format, &raw, &len);
-  std::unique_ptr<char, RenderDataFreer> data(raw);
-  if (rc != 0 || !data) gvc_failed("graph could not be rendered as SVG");
-  return std::string(data.get(), static_cast<size_t>(len));
 }
 
 }  // namespace
 
-std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay, bool fold) {
+std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay, const Folding* fold) {
   GraphvizSession session;
   GraphPtr g = build_graph(doc, overlay, fold);
   std::string out;
@@ -1009,7 +673,7 @@ std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay, bool 
   return out;
 }
 
-std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOverlay* overlay, bool fold,
+std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOverlay* overlay, const Folding* fold,
                        std::vector<std::string>* drawn_as) {
   Builder plan(doc, overlay, fold);
   const size_t n = plan.drawn_nodes();
@@ -1024,8 +688,11 @@ std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOver
   // (graphviz.h). The same limit, so one option raises both.
   if (const size_t segments = graphviz::layout_segments(g.get()); segments > max_nodes) {
     std::string hint = "write --dot and render it with dot, or raise --svg-max-nodes";
-    if (!fold && graphviz::layout_segments(build_graph(doc, overlay, true).get()) <= max_nodes)
-      hint = "it fits folded: leave out --no-fold";
+    if (!fold) {
+      const Folding folding = find_repeats(doc.root);  // for the hint alone
+      if (graphviz::layout_segments(build_graph(doc, overlay, &folding).get()) <= max_nodes)
+        hint = "it fits folded: leave out --no-fold";
+    }
     throw Error(ExitCode::usage, "graph too large to lay out",
                 std::to_string(segments) + " edge segments to route, limit " + std::to_string(max_nodes) + "; " + hint);
   }
@@ -1033,6 +700,19 @@ std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOver
   Layout layout(gvc, g.get());  // gvFreeLayout is safe after a failed layout too
   if (gvLayout(gvc, g.get(), "dot") != 0) gvc_failed("graph could not be laid out");
   return render_data(&gvRenderData, gvc, g.get(), "svg");
+}
+
+std::string write_dot(const GraphDocument& doc, const DotOverlay* overlay, bool fold) {
+  if (!fold) return write_dot(doc, overlay, static_cast<const Folding*>(nullptr));
+  const Folding folding = find_repeats(doc.root);
+  return write_dot(doc, overlay, &folding);
+}
+
+std::string render_svg(const GraphDocument& doc, size_t max_nodes, const DotOverlay* overlay, bool fold,
+                       std::vector<std::string>* drawn_as) {
+  if (!fold) return render_svg(doc, max_nodes, overlay, static_cast<const Folding*>(nullptr), drawn_as);
+  const Folding folding = find_repeats(doc.root);
+  return render_svg(doc, max_nodes, overlay, &folding, drawn_as);
 }
 
 }  // namespace graphscope

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -232,7 +233,11 @@ class PageWriter {
     for (const Node& x : g.nodes) edges += x.dependencies.size();
     w.key_literal("edges").value(uint64_t(edges));
     if (doc.device) w.key_literal("device").value(doc.device->name);
-    w.key_literal("summary").value(format_summary(doc, summarize(doc), rg.label));
+    // What repeats: found once (or by the command) for the summary, the
+    // picture and the folding section.
+    std::optional<Folding> found;
+    const Folding& f = rg.folding ? *rg.folding : found.emplace(find_repeats(g));
+    w.key_literal("summary").value(format_summary(doc, summarize(doc), rg.label, &f));
 
     // The picture, and which shape draws each node.
     std::vector<std::string> drawn;
@@ -241,7 +246,7 @@ class PageWriter {
     DotOverlay overlay;
     if (rg.profile) overlay = profile_overlay(*rg.profile);
     try {
-      svg = render_svg(doc, in_.svg_max_nodes, rg.profile ? &overlay : nullptr, in_.fold, &drawn);
+      svg = render_svg(doc, in_.svg_max_nodes, rg.profile ? &overlay : nullptr, in_.fold ? &f : nullptr, &drawn);
       const size_t at = svg.find("<svg");
       if (at != std::string::npos) svg.erase(0, at);
     } catch (const Error& e) {
@@ -255,7 +260,6 @@ class PageWriter {
     w.key_literal("svg_note").value(svg_note);
 
     // Folding.
-    const Folding f = find_repeats(g);
     w.key_literal("folding").value(describe_folding(f, n));
     w.key_literal("repeats").begin_array();
     for (const Repeat& r : f.repeats) {
@@ -449,8 +453,8 @@ class PageWriter {
     w.end_object();
 
     // What-if.
-    if (a.replays) {
-      const WhatIf wi = what_if(doc, r);
+    if (a.replays && r.what_if) {
+      const WhatIf& wi = *r.what_if;
       w.key_literal("what_if").begin_object();
       w.key_literal("measured_us").value(wi.measured_us);
       w.key_literal("as_measured_us").value(wi.as_measured_us);

@@ -34,6 +34,9 @@ struct ReportGraph {
   const ProfileReport* profile = nullptr;
   const Trace* trace = nullptr;
   const TraceJoin* join = nullptr;
+  // The root graph's folding (fold.h), when the command found it already
+  // for another output; else the page finds it, once.
+  const Folding* folding = nullptr;
   std::string profile_note;  // why there is no profile, when one was expected
   int process = -1;          // index into the run's processes (--exec)
 };

@@ -118,7 +118,7 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
       out += "  work on the chain by module: " + m + "\n";
     }
   }
-  if (acc.replays) out += "\n" + format_what_if(what_if(doc, r));
+  if (acc.replays && r.what_if) out += "\n" + format_what_if(*r.what_if);
   out += "\nworst delays (us, medians; blocked nodes' delays summed: " + fmt("%.1f", r.time_lost_us) +
          " us, they may overlap)\n";
   const bool modules = count_origins(doc.root).with_module > 0;
