@@ -210,13 +210,14 @@ int main(int argc, char** argv) {
     std::printf("%-40s %9s %9s\n", "step", "best ms", "median");
     std::printf("%-40s %9.1f %9.1f\n", "walk_graph + exec ids", w.best, w.median);
     std::printf("%-40s %9.1f %9.1f\n", "write_graph_json", j.best, j.median);
-    std::printf("%-40s %9.1f %9.1f  (target <= 150)\n", "walk + JSON", w.best + j.best, w.median + j.median);
+    std::printf("%-40s %9.1f %9.1f\n", "walk + JSON", w.best + j.best, w.median + j.median);
     auto jp = bench::stats(pieces);
     std::printf("%-40s %9.1f %9.1f\n", "write_graph_json_pieces (formatting)", jp.best, jp.median);
-    std::printf("%-40s %9.1f %9.1f\n", "walk + JSON in pieces", w.best + jp.best, w.median + jp.median);
+    std::printf("%-40s %9.1f %9.1f  (target <= 100)\n", "walk + JSON in pieces", w.best + jp.best,
+                w.median + jp.median);
     std::printf("%-40s %9.1f %9.1f\n", "whole dump (walk, JSON, write file)", d.best, d.median);
     std::printf("%-40s %9.1f %9.1f\n", "anchor: cudaGraphDebugDotPrint verbose", a.best, a.median);
-    std::printf("%-40s %19.1fx  (target >= 10x)\n", "anchor / whole dump (medians)", a.median / d.median);
+    std::printf("%-40s %19.1fx  (target >= 15x)\n", "anchor / whole dump (medians)", a.median / d.median);
     // The walk as an attached graphscope makes it: with a CUPTI subscriber
     // whose origin callbacks are enabled (the walk's own queries are not
     // among them, but pass through CUPTI).
