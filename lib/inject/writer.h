@@ -47,8 +47,8 @@ class Writer {
 /// The one writer of this process (never destroyed: the application's own
 /// static destructors may still call into the injection library).
 Writer& writer();
-/// The thread that walks graphs the application has destroyed (inject.cc,
-/// "walks at destroy"): a second Writer, so that a walk never waits behind
+/// The thread that walks graphs the application has destroyed
+/// (walks_at_destroy.cc): a second Writer, so that a walk never waits behind
 /// a file being written.
 Writer& walker();
 

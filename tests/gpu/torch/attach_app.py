@@ -12,7 +12,7 @@ compile (torch.compile mode="reduce-overhead"). --profiler runs the PyTorch
 profiler around the replays (graphscope must stay out of its way).
 --exit-code leaves with that code right after the last replay, without
 synchronizing or freeing anything. --time prints instantiate and replay
-times as JSON (bench/attach_overhead.sh).
+times as JSON (for timing runs).
 """
 import argparse
 import json

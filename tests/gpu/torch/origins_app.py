@@ -77,7 +77,7 @@ def main():
             seconds.append(time.perf_counter() - t0)
             graphs.append(g)
             if i + 1 == a.pause_after:
-                # A second's pause (bench/origins_paired.sh: graphscope, at
+                # A second's pause (the paired-halves diagnostic, in git history: graphscope, at
                 # --max-graphs, lets go of CUPTI on its writer thread meanwhile).
                 time.sleep(1.0)
         for g in graphs:
