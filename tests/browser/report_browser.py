@@ -170,6 +170,39 @@ def check_account(b):
     check(shown[0] == shown[1], "the page shows makespan %s and sum %s" % tuple(shown))
 
 
+NUM = r"(-?[0-9]+(?:\.[0-9]+)?) \u00b5s"
+
+
+def check_every_node(b, gs, graph, trace, gi=0):
+    """Selects every node of graph gi as a click does and checks its details
+    against `graphscope profile --json` of the same inputs: no null,
+    undefined or NaN anywhere, the verdict the report gives, the delay, and
+    a duration inside its own range over the replays. Returns the count."""
+    import re
+    r = subprocess.run([gs, "profile", "--graph", graph, "--trace", trace, "--json"], capture_output=True, text=True)
+    check(r.returncode == 0, "graphscope profile --json: exit %d: %s" % (r.returncode, r.stderr.strip()))
+    nodes = json.loads(r.stdout)["nodes"]
+    for v, want in enumerate(nodes):
+        rows = b.js("""
+          window.graphscopeSelect(arguments[0], arguments[1]);
+          const box = document.getElementById('details');
+          return [box.textContent, Array.from(box.querySelectorAll('tr')).map(
+            (tr) => [tr.children[0].textContent, tr.children[1] ? tr.children[1].textContent : ''])];""", gi, v)
+        text, table = rows[0], dict(rows[1])
+        check(not re.search(r"\bnull\b|undefined|NaN", text), "node %d's details read %r" % (v, text[:300]))
+        verdict = table.get("verdict", "")
+        check(verdict.split(" ")[0] == want["verdict"], "node %d: the page says verdict %r, the report %r" % (v, verdict, want["verdict"]))
+        delay = re.match(NUM, table.get("delay", ""))
+        check(delay and abs(float(delay.group(1)) - want["delay_us"]) <= 0.0051 + 0.0006 * abs(want["delay_us"]),
+              "node %d: the page says delay %r, the report %s us" % (v, table.get("delay"), want["delay_us"]))
+        d = table.get("duration", "")
+        m = re.findall(NUM, d)
+        if "over" in d:
+            head, lo, hi = (float(x) for x in m[:3])
+            check(lo <= head <= hi, "node %d: duration %r outside its own range" % (v, d))
+    return len(nodes)
+
+
 def report(gs, out, name, args):
     path = os.path.join(out, name + ".html")
     r = subprocess.run([gs, "report", *args, "-o", path], capture_output=True, text=True)
@@ -212,6 +245,8 @@ def main():
         n, kernels = graph_nodes(g)
         check_count(b, n)
         check_account(b)
+        checked = check_every_node(b, a.graphscope, g, os.path.join(data, "origins/llama_profile/trace-2.json"))
+        print("      llama_profile: %d nodes selected, each checked against the profile report" % checked)
         rows = check_click(b)
         check("origin" in rows and "verdict" in rows, "Llama node details lack origin or verdict: %r" % rows)
         b.shot("llama_profile.1_click")
@@ -253,6 +288,8 @@ def main():
         b.open(page)
         check_count(b, graph_nodes(g)[0])
         check_account(b)
+        checked = check_every_node(b, a.graphscope, g, os.path.join(data, "profiles/copies.c8.trace.json"))
+        print("      copies_fake: %d nodes selected, each checked against the profile report" % checked)
         from selenium.webdriver.common.by import By
         rows = b.d.find_elements(By.CSS_SELECTOR, "#gs-fake tr.pick")
         check(rows, "no fake dependency listed")
@@ -288,6 +325,10 @@ def main():
         b.click(links[0])
         time.sleep(0.1)
         check_account(b)
+        run = os.path.join(data, "attach/profile/pid-787")
+        gi = int(b.js("return +document.getElementById('details').dataset.graph || 0"))
+        checked = check_every_node(b, a.graphscope, os.path.join(run, "graph-2.json"), os.path.join(run, "trace-2.json"), gi)
+        print("      exec_profile: %d nodes selected, each checked against the profile report" % checked)
         check_click(b)
         b.shot("exec_profile.1_graph")
 

@@ -12,6 +12,7 @@
 #include "../core/error.h"
 #include "../analysis/fold.h"
 #include "../core/json_writer.h"
+#include "../core/stats.h"
 #include "../model/lane.h"
 #include "../model/origin_view.h"
 #include "profile_report.h"
@@ -373,7 +374,7 @@ class PageWriter {
       const Activity& a = t.activities[i];
       dur[v].push_back(double(int64_t(a.end_ns) - int64_t(a.start_ns)) / 1000.0);
     }
-    Column s, e, ready, delay, dmin, dmax, verdict, blocker, obs, obs_other, cause, lane, stream, unsure,
+    Column s, e, ready, delay, dmed, dmin, dmax, verdict, blocker, obs, obs_other, cause, lane, stream, unsure,
         blocking, nrep, assign, work, wait, wait_cat, on_chain;
     for (uint32_t v = 0; v < n; ++v) {
       const NodeProfile& p = r.nodes[v];
@@ -384,6 +385,8 @@ class PageWriter {
         lo.add(*a), hi.add(*b);
       };
       lo_hi(dur[v], dmin, dmax);
+      if (dur[v].empty()) dmed.add_null();
+      else dmed.add(median(dur[v]));
       verdict.add(int64_t(p.verdict));
       blocker.add(p.blocker ? int64_t(*p.blocker) : -1);
       obs.add(p.observed_dependency ? int64_t(*p.observed_dependency) : -1);
@@ -406,6 +409,7 @@ class PageWriter {
     w.key_literal("end").raw(e.done());
     w.key_literal("ready").raw(ready.done());
     w.key_literal("delay").raw(delay.done());
+    w.key_literal("duration").raw(dmed.done());
     w.key_literal("duration_min").raw(dmin.done());
     w.key_literal("duration_max").raw(dmax.done());
     w.key_literal("verdict").raw(verdict.done());

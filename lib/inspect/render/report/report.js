@@ -225,6 +225,8 @@
     if (center) for (const pane of panes) if (pane.gi === gi) centerOn(pane, [...paneShapes(pane, [focus])][0]);
     details(gi, nodes, focus);
   }
+  // What a click on node v of graph gi does (the browser test selects every node through it).
+  window.graphscopeSelect = (gi, v) => select(gi, [v], v, false);
   function search(q) {
     q = q.trim().toLowerCase();
     const res = document.getElementById('gs-results'), count = document.getElementById('gs-match-count');
@@ -260,7 +262,8 @@
     box.dataset.graph = gi;
     box.append(el('h3', { text: (DIFF ? (gi ? 'B: ' : 'A: ') : '') + 'node ' + v + ': ' + S(g.name[v]) }));
     const t = el('table');
-    const row = (k, ...val) => { const td = el('td'); val.forEach((x) => td.append(x)); t.append(el('tr', null, el('td', { text: k }), td)); };
+    // A value left out (null, undefined, '') adds nothing: append() would write "null".
+    const row = (k, ...val) => { const td = el('td'); val.forEach((x) => { if (x !== null && x !== undefined && x !== '') td.append(x); }); t.append(el('tr', null, el('td', { text: k }), td)); };
     const pre = (s) => el('pre', { text: s });
     row('type', D.types[g.type[v]]);
     if (S(g.what[v])) row('what', pre(S(g.what[v])));
@@ -288,7 +291,9 @@
     if (p) {
       const dmin = p.duration_min[v], dmax = p.duration_max[v];
       row('start', us(p.start[v]) + ' \u2192 end ' + us(p.end[v]) + ' (medians, from the replay\u2019s start)');
-      row('duration', us(p.end[v] - p.start[v]) + (dmin !== null ? '  (' + us(dmin) + ' .. ' + us(dmax) + ' over ' + p.node_replays[v] + ' replays)' : ''));
+      // The median of the node's own durations (inside its range), not median end minus median start.
+      row('duration', (p.duration[v] !== null ? us(p.duration[v]) + ' median' : us(p.end[v] - p.start[v])) +
+        (dmin !== null ? '  (' + us(dmin) + ' .. ' + us(dmax) + ' over ' + p.node_replays[v] + ' replays)' : ''));
       row('ready', us(p.ready[v]));
       row('delay', us(p.delay[v]) + (p.blocking_node[v] ? ' (blocking: over ' + us(p.threshold_us) + ')' : ''));
       const verdict = ['none', 'real', 'fake'][p.verdict[v]] + (p.uncertain[v] ? ' ?' : '');
