@@ -115,6 +115,24 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     handlers.emplace_back(sub, c.declare(*sub));
   }
+  // No arguments: the usage. A first word that names no command: say which
+  // it was and what the commands are (CLI11 would say only that one is
+  // required).
+  if (argc < 2) {
+    std::fputs(app.help().c_str(), stderr);
+    return static_cast<int>(ExitCode::usage);
+  }
+  if (argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const auto& [sub, handler] : handlers) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known)
+      return fail(ExitCode::usage, std::string(argv[1]) + " (not a graphscope command; the commands are " + names +
+                                       "; see graphscope --help)");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
