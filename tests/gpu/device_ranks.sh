@@ -4,7 +4,11 @@
 # (graphscope, its injection library and live module, samples/) with their
 # libraries in .devlibs/. Writes logs and the recorded outputs under $OUT, in
 # one archive.
-#   bash tests/gpu/device_ranks.sh [ranks|whatif|all]
+#   bash tests/gpu/device_ranks.sh [ranks|act|cg|whatif|all]
+# act: rank 0 uses ReLU, rank 1 GELU (issue 43's names). cg: NVIDIA's
+# conjugateGradientCudaGraphs sample, built on the CPU machine into .dev/cg/
+# (not in the tree: its source is NVIDIA's), under `profile --exec` (nodes
+# without activity records: memory alloc and free).
 set -uo pipefail
 t_tail=25
 source "$(dirname "$0")/device_common.sh"
@@ -24,6 +28,20 @@ if [ "$part" = ranks ] || [ "$part" = all ]; then
   t profile_equal timeout -s KILL 150 "$gs" profile --exec --out-dir /tmp/r_prof -- python3 -m torch.distributed.run --standalone --nproc-per-node 2 $app --replays 20
   t ranks_prof bash -c "'$gs' ranks /tmp/r_prof --trace /tmp/r_prof/ranks.trace.json; echo rc \$?; ls -la /tmp/r_prof/ranks.trace.json"
   for d in r_equal r_extra r_prof; do (cd /tmp && tar -czf "$out/$d.tgz" "$d"); done
+fi
+if [ "$part" = act ] || [ "$part" = all ]; then
+  t capture_act timeout -s KILL 150 "$gs" capture --exec --out-dir /tmp/r_act -- python3 -m torch.distributed.run --standalone --nproc-per-node 2 $app --relu-on 0
+  t ranks_act bash -c "'$gs' ranks /tmp/r_act; echo rc \$?; '$gs' ranks /tmp/r_act --json -o /tmp/r_act/ranks.json; echo rc \$?"
+  (cd /tmp && tar -czf "$out/r_act.tgz" r_act)
+fi
+if [ "$part" = cg ] || [ "$part" = all ]; then
+  if [ -x .dev/cg/conjugateGradientCudaGraphs ]; then
+    export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64
+    t cg_plain timeout -s KILL 120 .dev/cg/conjugateGradientCudaGraphs
+    t cg_profile timeout -s KILL 180 "$gs" profile --exec --out-dir /tmp/cg_prof -- .dev/cg/conjugateGradientCudaGraphs
+    t cg_profile_again timeout -s KILL 180 "$gs" profile --exec --out-dir /tmp/cg_prof2 -- .dev/cg/conjugateGradientCudaGraphs
+    (cd /tmp && tar -czf "$out/cg_prof.tgz" cg_prof cg_prof2)
+  fi
 fi
 if [ "$part" = whatif ] || [ "$part" = all ]; then
   # Each profile keeps its graph and trace (JSON report and Chrome trace), so

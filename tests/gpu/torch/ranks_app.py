@@ -2,11 +2,13 @@
 graph, one process per GPU (run under torchrun). Used by tests/gpu/ranks.sh
 to prove `graphscope capture/profile --exec` and `graphscope ranks`.
 
-  torchrun --nproc-per-node 2 ranks_app.py [--extra-on R] [--replays N]
+  torchrun --nproc-per-node 2 ranks_app.py [--extra-on R] [--relu-on R] [--replays N]
 
 --extra-on R: rank R captures one more all-reduce than the others (the bug
 graphscope must catch); the graphs are then not replayed, because replaying
 mismatched collectives hangs (which is the point of catching it first).
+--relu-on R: rank R uses ReLU where the others use GELU (same node count and
+kernel family: only the kernel's functor tells the two apart).
 """
 import argparse
 import os
@@ -16,6 +18,7 @@ import torch.distributed as dist
 
 p = argparse.ArgumentParser()
 p.add_argument("--extra-on", type=int, default=-1)
+p.add_argument("--relu-on", type=int, default=-1)
 p.add_argument("--replays", type=int, default=20)
 p.add_argument("--hidden", type=int, default=4096)
 args = p.parse_args()
@@ -33,7 +36,8 @@ x = torch.randn(8, h, device="cuda")
 
 
 def forward(extra):
-    y = torch.nn.functional.gelu(up(x))
+    act = torch.nn.functional.relu if rank == args.relu_on else torch.nn.functional.gelu
+    y = act(up(x))
     z = down(y)
     dist.all_reduce(z)  # the row-parallel all-reduce
     if extra:
@@ -61,7 +65,7 @@ if args.extra_on < 0:
     torch.cuda.synchronize()
     ref = forward(False)
     torch.cuda.synchronize()
-    ok = torch.allclose(out, ref, rtol=1e-3, atol=1e-3)
+    ok = torch.allclose(out, ref, rtol=1e-3, atol=1e-3)  # each rank against its own eager step
     print(f"rank {rank}: {args.replays} replays, result {'matches' if ok else 'DIFFERS from'} eager", flush=True)
 else:
     print(f"rank {rank}: captured{' with the extra all-reduce' if rank == args.extra_on else ''}, not replayed", flush=True)
