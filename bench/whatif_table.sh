@@ -37,8 +37,25 @@ def get(r):
     return r["summary"]["makespan_us"], w["as_measured_us"], w["fitted_us"], w["zero_latency_us"]
 m8, a8, f8, z8 = get(a)
 m1, a1, f1, z1 = get(b)
-pc = lambda x, y: "%+.1f%%" % (100 * (x - y) / y)
+def pc(x, y):
+    t = "%+.1f%%" % (100 * (x - y) / y)
+    return "0.0%" if t in ("+0.0%", "-0.0%") else t
 print(f"| {name} | {m8:.1f} | {a8:.1f} ({pc(a8, m8)}) | {f8:.1f} ({pc(f8, m8)}) | {m1:.1f} | {a1:.1f} ({pc(a1, m1)}) | "
       f"{f1:.1f} ({pc(f1, m1)}) | {pc(a8, m1)} | {pc(a1, m8)} | {z8:.1f} |")
 PY
 done
+# NVIDIA's conjugateGradientCudaGraphs under `profile --exec` (one run, the
+# default connections; alloc and free nodes without records): the recorded
+# profile's graph and trace, analysed again.
+cg=$root/tests/data/attach/cg/pid-964
+"$gs" profile --graph "$cg/graph-2.json" --trace "$cg/trace-2.json" --json -o "$tmp/cg.json"
+python3 - "$tmp/cg.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+w, m = r["what_if"], r["summary"]["makespan_us"]
+def pc(x, y):
+    t = "%+.1f%%" % (100 * (x - y) / y)
+    return "0.0%" if t in ("+0.0%", "-0.0%") else t
+a, f, z = w["as_measured_us"], w["fitted_us"], w["zero_latency_us"]
+print(f"| conjugateGradientCudaGraphs (H200, one run) | {m:.1f} | {a:.1f} ({pc(a, m)}) | {f:.1f} ({pc(f, m)}) | - | - | - | - | - | {z:.1f} |")
+PY

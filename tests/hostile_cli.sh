@@ -136,4 +136,21 @@ expect 2 launch report "$g" --launch 1,-2 -o r.html
 expect 2 timeout profile "$data/captures/forkjoin.json" --timeout nan
 absent r.html
 
+# --- Graphviz without its plugins: the picture says how to get them.
+GVBINDIR=$work/no-plugins expect 2 no_plugins dump "$g" --svg -o np.svg
+says no_plugins "apt install libgvc6.*dot -c"
+absent np.svg
+GVBINDIR=$work/no-plugins expect 0 no_plugins_report report "$g" -o np.html
+grep -q "apt install libgvc6" np.html || fail "no_plugins_report: the page does not say how to get the plugins"
+
+# --- dump --svg FILE and --dot FILE mean what they mean in capture and profile.
+expect 0 svg_file dump "$g" --svg pic.svg --dot pic.dot
+grep -q "^graph " svg_file.out || grep -q "nodes" svg_file.out || fail "svg_file: no summary on standard output"
+grep -q "<svg" pic.svg || fail "svg_file: pic.svg is not an SVG"
+grep -q "digraph" pic.dot || fail "svg_file: pic.dot is not DOT"
+expect 0 svg_switch dump "$g" --svg -o switch.svg
+cmp -s pic.svg switch.svg || fail "svg_switch: --svg -o and --svg FILE drew different pictures"
+expect 2 two_switches dump "$g" --svg --dot
+says two_switches "give one"
+
 exit $status

@@ -9,6 +9,8 @@
 2. No source folder (lib, apps, python) holds more than 40 files.
 3. No source file (lib, apps, python, the report's script) is over 900
    lines.
+4. No unit test's name holds a ";": ctest's discovery splits the name
+   there, and the test it registers then runs no test case (and passes).
 
     tree_rules.py REPO_ROOT     exit 0 when all hold, 1 naming each breach
 """
@@ -75,6 +77,15 @@ def main(root):
                 if lines > MAX_LINES:
                     bad.append('%s: %d lines (at most %d: split it by job)' %
                                (os.path.relpath(path, root), lines, MAX_LINES))
+    case = re.compile(r'TEST_CASE\("((?:[^"\\]|\\.)*)"')
+    for dirpath, _, names in os.walk(os.path.join(root, 'tests')):
+        for n in names:
+            if n.endswith(('.cc', '.cu')):
+                path = os.path.join(dirpath, n)
+                for name in case.findall(open(path, errors='replace').read()):
+                    if ';' in name:
+                        bad.append('%s: test case "%s" has a ";" (ctest would run none of it)' %
+                                   (os.path.relpath(path, root), name))
     for b in bad:
         print(b)
     return 1 if bad else 0

@@ -279,7 +279,7 @@ int run_attached(const AttachOptions& o, OutputSet* given) {
   return code;
 }
 
-void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
+void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o, bool idle_options) {
   sub.add_flag("--exec", exec,
                "Run the command after -- (unmodified: python, torchrun, ...) with graphscope attached through "
                "CUDA_INJECTION64_PATH, and dump every graph its processes instantiate");
@@ -299,9 +299,13 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o) {
       "and update so far came through those calls)";
   auto* let_go_opt =
       sub.add_option("--let-go-after", o.let_go_after_s, let_go)->check(finite_in(0.001, 1e7, "a number of seconds"));
-  sub.add_flag("--stay-attached", o.stay_attached,
-               "capture --exec: never let go of CUPTI when idle (replays stay slowed by CUPTI's launch cost)")
-      ->excludes(let_go_opt);
+  auto* stay_opt = sub.add_flag("--stay-attached", o.stay_attached,
+                                "capture --exec: never let go of CUPTI when idle (replays stay slowed by CUPTI's launch cost)")
+                       ->excludes(let_go_opt);
+  // Where letting go has no meaning (profile --exec traces until the
+  // application exits), the two stay out of --help; given anyway, the
+  // command says why they do not apply.
+  if (!idle_options) let_go_opt->group(""), stay_opt->group("");
   sub.add_flag("--no-origins", o.no_origins,
                "Do not record where each node came from (NVTX ranges, Python file:line and module, native frame)");
 }

@@ -98,14 +98,14 @@ Handler declare_capture(CLI::App& sub) {
   sub.add_option("WORKLOAD", c->workload, "Workload shared object (see graphscope/workload.h); with --exec, the "
                                          "command to run");
   sub.add_option("ARGS", c->args, "Arguments for the workload's setup, after --; with --exec, the command's");
-  add_attach_options(sub, c->exec, c->attach);
+  add_attach_options(sub, c->exec, c->attach, true);
   sub.add_option("--exec-graph-id", c->attach.exec_ids, "--exec: dump only these exec graph ids")
       ->check(whole_in(0, UINT32_MAX));
   sub.add_option("-o,--output", c->output, "graphscope.graph/1 JSON (default: standard output); several graphs: "
                                            "FILE.NAME.json each");
   sub.add_flag("--summary", c->summary, "Print the summary of each graph instead of JSON on standard output");
-  sub.add_option("--dot", c->dot, "Also write graphscope's DOT picture");
-  sub.add_option("--svg", c->svg, "Also write the picture as SVG");
+  sub.add_option("--dot", c->dot, "Also write graphscope's DOT picture to FILE")->type_name("FILE");
+  sub.add_option("--svg", c->svg, "Also write the picture laid out as SVG to FILE")->type_name("FILE");
   add_svg_max_nodes(sub, c->svg_max_nodes, "Refuse to lay out larger pictures as SVG");
   sub.add_flag("--no-fold", c->no_fold,
                "DOT/SVG: draw every node (default: one copy of each repeated block, long runs as one box)");

@@ -248,8 +248,8 @@ Handler declare_profile(CLI::App& sub) {
   live->add_option("--connections", c->connections,
                    "Live: run with CUDA_DEVICE_MAX_CONNECTIONS=N (1-32); several values compare runs")
       ->check(whole_in(1, 32));
-  sub.add_option("--svg", c->svg, "Also write the graph as SVG, nodes coloured by their delay");
-  sub.add_option("--dot", c->dot, "Also write that picture as DOT");
+  sub.add_option("--svg", c->svg, "Also write the picture laid out as SVG to FILE, nodes coloured by their delay")->type_name("FILE");
+  sub.add_option("--dot", c->dot, "Also write that picture as DOT to FILE")->type_name("FILE");
   sub.add_option("--html", c->html,
                  "Also write a self-contained HTML report (as `graphscope report` makes; with --exec, of the "
                  "whole output directory)");
@@ -262,7 +262,7 @@ Handler declare_profile(CLI::App& sub) {
       ->check(CLI::IsMember({"global", "thread_local", "relaxed"}));
   live->add_option("--timeout", c->timeout, "Live: seconds the workload may run (default 300)")->check(finite_in(0.1, 1e7, "a number of seconds"));
   live->add_option("--device", c->device, "Live: CUDA device ordinal (default 0)")->check(whole_in(0, 1024));
-  add_attach_options(*attach, c->exec, c->attach);
+  add_attach_options(*attach, c->exec, c->attach, false);
   auto* warmup = live->get_option("--warmup");
   return [c, warmup]() -> int {
     if (c->exec) {

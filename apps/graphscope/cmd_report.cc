@@ -168,10 +168,11 @@ void check_report_output(const std::string& output) {
 Handler declare_report(CLI::App& sub) {
   auto q = std::make_shared<ReportRequest>();
   auto output = std::make_shared<std::string>("-");
-  sub.add_option("INPUT", q->inputs,
-                 "A graph (any format dump reads); two graphs to compare; or an --exec output directory")
-      ->required()
-      ->expected(1, 2);
+  // Two positionals rather than one taking one or two, so that the usage
+  // line reads INPUT [INPUT2].
+  auto first = std::make_shared<std::string>(), second = std::make_shared<std::string>();
+  sub.add_option("INPUT", *first, "A graph (any format dump reads), or an --exec output directory")->required();
+  sub.add_option("INPUT2", *second, "A second graph: the page compares INPUT (A) with it (B)");
   sub.add_option("--trace", q->trace,
                  "With one graph: a Chrome trace with Kineto keys (graphscope's or a PyTorch profiler export) to "
                  "profile it");
@@ -190,7 +191,9 @@ Handler declare_report(CLI::App& sub) {
                "Draw every node (default: one copy of each repeated block, long runs as one box)");
   add_svg_max_nodes(sub, q->svg_max_nodes,
                     "Leave the picture out of larger graphs (the rest of the page still lists every node)");
-  return [q, output] {
+  return [q, output, first, second] {
+    q->inputs = {*first};
+    if (!second->empty()) q->inputs.push_back(*second);
     check_report_output(*output);
     write_output(*output, make_report(*q));
     return 0;

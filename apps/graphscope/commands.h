@@ -42,7 +42,9 @@ std::string with_tag(const std::string& path, const std::string& tag);
 struct AttachOptions;
 /// The options of --exec shared by capture and profile: --exec, --out-dir,
 /// --min-nodes, --max-graphs (and capture's --exec-graph-id filter).
-void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o);
+/// The --exec options; idle_options: also --let-go-after and --stay-attached
+/// in --help (capture), else accepted only to say they do not apply.
+void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o, bool idle_options);
 
 Handler declare_dump(CLI::App& sub);
 Handler declare_capture(CLI::App& sub);

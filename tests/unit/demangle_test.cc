@@ -4,7 +4,7 @@
 
 using namespace graphscope;
 
-TEST_CASE("mangled kernel names demangle; plain names pass through") {
+TEST_CASE("mangled kernel names demangle, and plain names pass through") {
   CHECK(demangle("_Z5scalePfif") == "scale(float*, int, float)");
   CHECK(demangle("_ZN2ns4fillIfEEvPT_iS1_") == "void ns::fill<float>(float*, int, float)");
   CHECK(demangle("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n") == "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n");

@@ -69,7 +69,7 @@ TEST_CASE("a kernel setter changes name and geometry, and only when they differ"
   CHECK(d.root.nodes[2].kernel->grid.x == 4);
 }
 
-TEST_CASE("memset, event and enabled setters; calls the document cannot show say why") {
+TEST_CASE("memset, event and enabled setters, and calls the document cannot show say why") {
   GraphDocument d = chain();
   std::string why;
   NodeUpdate m;

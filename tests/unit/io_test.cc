@@ -257,7 +257,7 @@ TEST_CASE("an output that is a character device is written through, never replac
   CHECK(type_of("/dev/full") == S_IFCHR);
 }
 
-TEST_CASE("a symbolic link to a regular file stays a link; its target is replaced whole") {
+TEST_CASE("a symbolic link to a regular file stays a link, and its target is replaced whole") {
   std::string dir = temp_dir();
   write_output(dir + "/real.json", "old");
   REQUIRE(::symlink("real.json", (dir + "/link.json").c_str()) == 0);

@@ -139,7 +139,7 @@ TEST_CASE("dependents are the reverse of the dependencies") {
   CHECK(total_nodes(doc.root) == 5 + 2 + 2 + 2);
 }
 
-TEST_CASE("verbose headlabels order each node's dependencies; without them tails come in id order") {
+TEST_CASE("verbose headlabels order each node's dependencies, and without them tails come in id order") {
   // forkjoin's join was captured with the main stream's kernel first.
   auto deps_of = [](const Node& n) {
     std::vector<uint32_t> out;

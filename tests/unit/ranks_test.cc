@@ -108,7 +108,7 @@ TEST_CASE("a rank with an extra collective node differs, naming the node and the
   CHECK(json.find("\"same\": false") != std::string::npos);
 }
 
-TEST_CASE("a rank with an extra graph differs; a rank with one graph fewer says it has no such graph") {
+TEST_CASE("a rank with an extra graph differs, and a rank with one graph fewer says it has no such graph") {
   RunDir d("extra_graph");
   d.rank(0, {layer(2)});
   d.rank(1, {layer(2), other(4)});
@@ -216,7 +216,7 @@ TEST_CASE("the rank comes from torchrun's, Open MPI's, MPICH's or Slurm's variab
   CHECK_FALSE(rank_of({}, errors));
 }
 
-TEST_CASE("a ranked process takes rank-R, then rank-R.pid-PID; an unranked one pid-PID") {
+TEST_CASE("a ranked process takes rank-R, then rank-R.pid-PID, and an unranked one pid-PID") {
   CHECK(attach_dir_names(AttachRank{1, std::nullopt, std::nullopt, "RANK"}, 42) ==
         std::vector<std::string>{"rank-1", "rank-1.pid-42"});
   CHECK(attach_dir_names(std::nullopt, 42) == std::vector<std::string>{"pid-42"});

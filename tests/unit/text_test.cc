@@ -69,7 +69,7 @@ TEST_CASE("shortened cuts at a whole UTF-8 character") {
                   6) == "abc...");
 }
 
-TEST_CASE("utf8_char decodes well-formed UTF-8 only; xml_char is XML 1.0's Char") {
+TEST_CASE("utf8_char decodes well-formed UTF-8 only, and xml_char is XML 1.0's Char") {
   CHECK(utf8_char("a", 0).cp == 'a');
   CHECK(utf8_char("a", 0).len == 1);
   CHECK(utf8_char("\xC3\xA9", 0).cp == 0xE9);

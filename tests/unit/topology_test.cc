@@ -13,7 +13,7 @@ namespace {
 constexpr auto K = NodeType::kernel;
 }
 
-TEST_CASE("a chain's levels count nodes from the root; depth is its length, width 1") {
+TEST_CASE("a chain's levels count nodes from the root, and depth is its length, width 1") {
   GraphDocument d = make_doc({{K, "a", {}}, {K, "b", {0}}, {K, "c", {1}}});
   Topology t = topology(d.root, "nodes", "g");
   CHECK(t.order == std::vector<uint32_t>{0, 1, 2});
@@ -35,7 +35,7 @@ TEST_CASE("a node's level is set by its longest way from a root, not its shortes
   CHECK(t.width_level == 2);
 }
 
-TEST_CASE("a wide fan-out is one level wide; several roots are all level 1") {
+TEST_CASE("a wide fan-out is one level wide, and several roots are all level 1") {
   std::vector<test::Spec> specs = {{K, "root", {}}};
   for (uint32_t i = 0; i < 64; ++i) specs.push_back({K, "leaf", {0}});
   specs.push_back({K, "other root", {}});

@@ -26,7 +26,7 @@ TEST_CASE("a well-formed graph validates") { CHECK(problem(fork_join()) == ""); 
 TEST_CASE("a dependency on a node that does not exist names the node and field") {
   auto doc = fork_join();
   doc.root.nodes[4].dependencies.push_back({9});
-  CHECK(problem(doc) == "g.json (nodes[4].dependencies[3]: node 9 does not exist (nodes has 5 nodes))");
+  CHECK(problem(doc) == "g.json (nodes[4].dependencies[3]: node 9 does not exist: its graph has 5 nodes)");
 }
 
 TEST_CASE("dependents that disagree with dependencies are refused") {
@@ -84,7 +84,7 @@ TEST_CASE("the first node with a problem is named, whichever check finds it") {
   doc.root.nodes[3].node_id = 0;
   doc.root.nodes[3].tools_id.reset();
   doc.root.nodes[2].dependencies.push_back({9});
-  CHECK(problem(doc) == "g.json (nodes[2].dependencies[1]: node 9 does not exist (nodes has 5 nodes))");
+  CHECK(problem(doc) == "g.json (nodes[2].dependencies[1]: node 9 does not exist: its graph has 5 nodes)");
   doc.root.nodes[2].dependencies.pop_back();
   doc.root.nodes[3].index = 7;
   CHECK(problem(doc) == "g.json (nodes[3].index: is 7, expected 3)");
@@ -97,8 +97,7 @@ TEST_CASE("errors inside nested bodies carry the full path") {
   doc.root.nodes[3].type = NodeType::child_graph;
   doc.root.nodes[3].bodies.push_back(inner);
   CHECK(problem(doc) ==
-        "g.json (nodes[3].bodies[0].nodes[0].dependencies[0]: node 7 does not exist "
-        "(nodes[3].bodies[0].nodes has 5 nodes))");
+        "g.json (nodes[3].bodies[0].nodes[0].dependencies[0]: node 7 does not exist: its graph has 5 nodes)");
 }
 
 TEST_CASE("only child graph and conditional nodes have bodies") {

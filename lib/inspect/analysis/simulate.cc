@@ -10,6 +10,7 @@
 
 #include "../core/stats.h"
 #include "../core/text.h"
+#include "../model/topology.h"
 
 namespace graphscope {
 
@@ -56,6 +57,7 @@ struct Schedule {
   // itself. Kernels with a share run together at 1/D of their own speed
   // while their shares add up to D > 1.
   std::vector<double> share, work;
+  size_t gap_nodes = 0;  // nodes without a record given their measured gap
 };
 
 // Event by event, in time order: a node is ready when its predecessors end
@@ -281,15 +283,49 @@ void shared_work(const ProfileReport& r, const Measured& m, Schedule& s) {
     if (s.share[i] > 0) s.work[i] = at(m.end[i]) - at(m.start[i]);
 }
 
+// Per node without a record (host, memory alloc and free, event, empty
+// nodes): the time the model gives it, the gap its dependents measured
+// after it was ready, less the model's latency after it (a host node,
+// dispatched like a kernel, also less the latency before it), so that the
+// model as measured reproduces the gap and the other predictions keep it.
+// In topological order, ready when its predecessors end in the model: a
+// chain of such nodes (a host node, then an event record) shares one gap.
+std::vector<double> gaps_without_records(const Graph& g, const Measured& m, const ScheduleModel& model) {
+  const size_t n = g.nodes.size();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<uint32_t> order = topological_order(g, "nodes", "");
+  // The first measured start after each node, through dependents without a
+  // record (their own next), in reverse topological order.
+  std::vector<double> next(n, inf);
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    for (uint32_t k : g.nodes[*it].dependents)
+      if (k < n) next[*it] = std::min(next[*it], m.has[k] ? m.start[k] : next[k]);
+  std::vector<double> gap(n, 0), end(n, 0);
+  for (uint32_t i : order) {
+    if (m.has[i]) {
+      end[i] = m.end[i];
+      continue;
+    }
+    const Node& node = g.nodes[i];
+    double ready = 0;
+    for (const auto& d : node.dependencies)
+      if (d.from < n) ready = std::max(ready, end[d.from]);
+    const bool host = node.type == NodeType::host;
+    if (next[i] != inf) gap[i] = std::max(0.0, next[i] - ready - (host ? 2 : 1) * model.latency_us);
+    end[i] = ready + (host ? model.latency_us : 0.0) + gap[i];
+  }
+  return gap;
+}
+
 // The schedule of one set of measured times: durations, and each node's
 // own delay after its predecessors (from this replay's times) unless that
-// delay was a wait for a blocker on a lane that was not busy (the model
-// makes those).
+// delay was a wait for a copy engine (the model makes those).
 Schedule schedule_of(const Graph& g, const ProfileReport& r, const Measured& m, const ScheduleModel& model) {
   const size_t n = g.nodes.size();
   Schedule s{g, std::vector<double>(n, 0), std::vector<char>(n, 0), std::vector<char>(n, 0), std::vector<std::string>(n),
              std::vector<double>(n, -1), m.start, m.has, std::vector<double>(n, 0), std::vector<double>(n, 0)};
   shared_work(r, m, s);
+  const std::vector<double> gap = gaps_without_records(g, m, model);
   std::vector<double> memo(n, -2);
   for (uint32_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
@@ -300,26 +336,16 @@ Schedule schedule_of(const Graph& g, const ProfileReport& r, const Measured& m, 
       const NodeProfile* p = i < r.nodes.size() ? &r.nodes[i] : nullptr;
       const double ready = node.dependencies.empty() ? 0.0 : ready_of(g, m, i, memo);
       const double delay = m.start[i] - std::max(0.0, ready);
-      if (direct && !(p && p->blocking && !p->lane_busy) && delay >= 0) s.latency[i] = delay;
+      // A wait for a copy engine the model makes itself (share_engines);
+      // any other wait stays the node's own delay.
+      const bool engine_wait = p && p->blocking && !p->lane_busy && p->cause == "copy engine";
+      if (direct && !engine_wait && delay >= 0) s.latency[i] = delay;
       s.runs[i] = s.dispatched[i] = 1;
       if (node.type == NodeType::memcpy) s.engine[i] = node.memcpy && !node.memcpy->kind.empty() ? node.memcpy->kind : "copy";
-    } else if (node.type == NodeType::host) {
-      // The gap its dependents measured after it was ready.
-      const double ready = std::max(0.0, ready_of(g, m, i, memo));
-      double next = std::numeric_limits<double>::infinity();
-      std::vector<uint32_t> todo(node.dependents.begin(), node.dependents.end());
-      std::vector<char> seen(n, 0);
-      while (!todo.empty()) {  // through dependents without a record
-        const uint32_t k = todo.back();
-        todo.pop_back();
-        if (k >= n || seen[k]) continue;
-        seen[k] = 1;
-        if (m.has[k]) next = std::min(next, m.start[k]);
-        else todo.insert(todo.end(), g.nodes[k].dependents.begin(), g.nodes[k].dependents.end());
-      }
-      if (next != std::numeric_limits<double>::infinity())
-        s.duration[i] = std::max(0.0, next - ready - 2 * model.latency_us);
-      s.dispatched[i] = 1;
+    } else {
+      s.duration[i] = gap[i];
+      s.dispatched[i] = node.type == NodeType::host;
+      if (gap[i] > 0) ++s.gap_nodes;
     }
   }
   return s;
@@ -358,8 +384,10 @@ WhatIf what_if(const GraphDocument& doc, const ProfileReport& r) {
     sets.push_back(std::move(m));
   }
   std::vector<double> as, without, zero, fitted;
+  uint64_t gap_nodes = 0;
   for (const Measured& m : sets) {
     const Schedule s = schedule_of(g, r, m, w.model);
+    gap_nodes = std::max<uint64_t>(gap_nodes, s.gap_nodes);
     as.push_back(simulate(s, w.model.latency_us, w.model.dispatch_us, true, true));
     without.push_back(simulate(s, w.model.latency_us, w.model.dispatch_us, false, true));
     zero.push_back(simulate(s, 0, 0, true, false));
@@ -370,6 +398,7 @@ WhatIf what_if(const GraphDocument& doc, const ProfileReport& r) {
   w.zero_latency_us = median(zero);
   w.fitted_us = median(fitted);
   w.replays_simulated = sets.size() == r.replay_times.size() ? sets.size() : 0;
+  w.gap_nodes = gap_nodes;
   return w;
 }
 
@@ -379,19 +408,24 @@ std::string format_what_if(const WhatIf& w) {
                     ": measured durations and each node's own delay; where that delay was a wait, "
                     "latency " + fmt("%.2f", w.model.latency_us) + " us after a predecessor and dispatch every " +
                     fmt("%.2f", w.model.dispatch_us) + " us)\n";
+  if (w.gap_nodes.value_or(0) > 0)
+    out += "  " + plural(*w.gap_nodes, "node", "nodes") + " without an activity record (host, memory alloc or free, event) " +
+           (*w.gap_nodes == 1 ? "lasts" : "last") + " the gap measured after " + (*w.gap_nodes == 1 ? "it" : "them") +
+           ", less the latency\n";
   char buf[256];
   auto row = [&](const char* what, double us) {
     std::snprintf(buf, sizeof buf, "  %-44s %10.1f us", what, us);
     out += buf;
     if (w.as_measured_us > 0 && us != w.as_measured_us)
-      out += fmt(" (%+.0f%% of the model as measured)", 100.0 * (us - w.as_measured_us) / w.as_measured_us);
+      out += " (" + signed_percent(100.0 * (us - w.as_measured_us) / w.as_measured_us, 0) + " of the model as measured)";
     out += "\n";
   };
   std::snprintf(buf, sizeof buf, "  %-44s %10.1f us\n", "measured makespan (median)", w.measured_us);
   out += buf;
   std::snprintf(buf, sizeof buf, "  %-44s %10.1f us", "the model, as measured", w.as_measured_us);
   out += buf;
-  if (w.measured_us > 0) out += fmt(" (%+.1f%% of the measured: the model's error)", 100.0 * (w.as_measured_us - w.measured_us) / w.measured_us);
+  if (w.measured_us > 0)
+    out += " (" + signed_percent(100.0 * (w.as_measured_us - w.measured_us) / w.measured_us, 1) + " of the measured: the model's error)";
   out += "\n";
   if (w.fitted_us) row("the fitted model alone (no node's own delay)", *w.fitted_us);
   row("without fake dependencies (copy engines free)", w.without_fake_us);

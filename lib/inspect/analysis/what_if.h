@@ -22,6 +22,10 @@ struct WhatIf {
   std::optional<double> fitted_us;  // the fitted latency and dispatch for every node, not its own delay
   ScheduleModel model;
   std::optional<uint64_t> replays_simulated;  // replays simulated one by one; 0: the medians over replays
+  // Nodes without an activity record (host, memory alloc and free, event)
+  // that the model gave the time their dependents measured after them (the
+  // most over the replays simulated); absent in reports written before.
+  std::optional<uint64_t> gap_nodes;
 };
 
 }  // namespace graphscope

@@ -13,6 +13,16 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
+std::string signed_percent(double percent, int decimals) {
+  decimals = decimals < 0 ? 0 : decimals > 6 ? 6 : decimals;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%+.*f", decimals, percent);
+  // Rounded to zero: no sign ("-0", "+0.0").
+  bool zero = true;
+  for (const char* c = buf; *c; ++c) zero = zero && (*c == '+' || *c == '-' || *c == '0' || *c == '.');
+  return zero ? std::string(buf + 1) + "%" : std::string(buf) + "%";
+}
+
 std::string num(double v) { return fmt("%.15g", v); }
 
 std::string num2(double v) {

@@ -23,6 +23,10 @@ std::string num(double v);
 /// "5"; never "-0").
 std::string num2(double v);
 
+/// A change in percent with its sign and `decimals` decimals ("+12%",
+/// "-3.5%"), "0%" when it rounds to zero: never "-0%" or "+0.0%".
+std::string signed_percent(double percent, int decimals);
+
 /// "1 node", "3 nodes".
 std::string plural(size_t n, const char* one, const char* many);
 

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "../core/error.h"
+#include "../core/text.h"
 #include "topology.h"
 
 namespace graphscope {
@@ -62,7 +63,7 @@ void validate(const Graph& g, const std::string& where, const std::string& origi
       if (d >= n || d == i) {
         std::string dp = at(where, i) + ".dependencies[" + std::to_string(k) + "]";
         if (d >= n)
-          fail(dp, "node " + std::to_string(d) + " does not exist (" + where + " has " + std::to_string(n) + " nodes)");
+          fail(dp, "node " + std::to_string(d) + " does not exist: its graph has " + plural(n, "node", "nodes"));
         fail(dp, "the node depends on itself");
       }
       expected[fill[d]++] = i;

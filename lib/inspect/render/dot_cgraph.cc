@@ -135,9 +135,13 @@ using ContextPtr = std::unique_ptr<GVC_t, ContextFreer>;
 
 [[noreturn]] void gvc_failed(const char* what) {
   const std::string msg = GraphvizSession::message("Graphviz gave no reason");
-  if (msg.find("not recognized") != std::string::npos ||
-      msg.find("unavailable") != std::string::npos)
-    throw Error(ExitCode::usage, what, msg + "; run `dot -c` to register Graphviz plugins");
+  // Graphviz's plugins missing or not registered: its own words ("Layout
+  // type: "dot" not recognized. Use one of:" and an empty list) do not say
+  // how to fix it.
+  if (msg.find("not recognized") != std::string::npos || msg.find("unavailable") != std::string::npos)
+    throw Error(ExitCode::usage, what,
+                "Graphviz's \"dot\" plugin is missing: apt install libgvc6, then `dot -c` as root; or set "
+                "GVBINDIR to the plugins' folder");
   throw Error(ExitCode::bad_input, what, msg);
 }
 
