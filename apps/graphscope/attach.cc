@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <unordered_set>
 
+#include "capture/cupti_locate.h"
 #include "commands.h"
 #include "inspect/formats/attach_json.h"
 #include "inspect/runs/attach_session.h"
@@ -65,8 +66,11 @@ void prepare_out_dir(const std::string& out) {
 
 // The injection library, and beside it the preload library that lets it
 // take CUPTI back after --let-go-after (lib/inject/preload.cc), where it is.
+// CUPTI before them, by its path, when the application's loader would not
+// find it by its soname (no ld.so.conf.d entry for the toolkit).
 std::string preload(const std::string& library) {
-  std::string libs = library;
+  const std::string cupti = capture::locate_cupti();
+  std::string libs = cupti.empty() ? library : cupti + ":" + library;
   std::error_code ec;
   const fs::path beside = fs::path(library).parent_path() / "libgraphscope_preload.so";
   if (fs::exists(beside, ec)) libs += ":" + beside.string();

@@ -11,8 +11,10 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "capture.h"
+#include "cupti_locate.h"
 #include "inspect/core/error.h"
 #include "live_abi.h"
 #include "replay.h"
@@ -62,14 +64,21 @@ const LiveTable& load_table() {
   std::call_once(once, [] {
     try {
       const std::string path = find_module();
+      // CUPTI first, by its path, where the loader would not find it for the
+      // module (kept loaded with it).
+      if (const std::string cupti = locate_cupti(); !cupti.empty() && !dlopen(cupti.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+        const char* why = dlerror();
+        throw Error(ExitCode::device, "cannot load " + cupti, why ? why : "dlopen failed");
+      }
       // Kept loaded for the life of the process: its code and the vtables
       // of what it returns must outlive every caller.
       void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (!handle) {
         const char* why = dlerror();
-        throw Error(ExitCode::device, "cannot load " + path,
-                    std::string(why ? why : "dlopen failed") +
-                        "; CUDA's runtime and CUPTI must be where the loader finds them (LD_LIBRARY_PATH)");
+        std::string reason = why ? why : "dlopen failed";
+        if (reason.find("libcupti") != std::string::npos)
+          reason += "; CUPTI comes from the CUDA toolkit: its /etc/ld.so.conf.d entry or LD_LIBRARY_PATH names the directory";
+        throw Error(ExitCode::device, "cannot load " + path, reason);
       }
       using Entry = const LiveTable* (*)();
       auto entry = reinterpret_cast<Entry>(dlsym(handle, kLiveEntry));
@@ -97,6 +106,39 @@ void call_live(Call&& call) {
 }  // namespace
 
 #ifdef GRAPHSCOPE_HAVE_LIVE
+std::string locate_cupti() {
+  const char* soname = GRAPHSCOPE_CUPTI_SONAME;
+  if (void* h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD)) {  // loaded already
+    dlclose(h);
+    return {};
+  }
+  if (void* h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL)) {  // the loader knows it
+    dlclose(h);
+    return {};
+  }
+  std::vector<fs::path> roots;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(var); v && *v) roots.emplace_back(v);
+  roots.emplace_back("/usr/local/cuda");
+  std::vector<fs::path> tried;
+  for (const auto& root : roots) {
+    std::string dirs = GRAPHSCOPE_CUPTI_DIRS;
+    for (size_t at = 0; at <= dirs.size();) {
+      size_t end = dirs.find(':', at);
+      if (end == std::string::npos) end = dirs.size();
+      tried.push_back(root / dirs.substr(at, end - at) / soname);
+      at = end + 1;
+    }
+  }
+  tried.push_back(fs::path(GRAPHSCOPE_CUPTI_BUILD_DIR) / soname);
+  std::error_code ec;
+  for (const auto& p : tried)
+    if (fs::exists(p, ec)) return p.string();
+  throw Error(ExitCode::device, std::string("CUPTI (") + soname + ")",
+              "the dynamic loader does not find it and it is not in " + roots.front().string() +
+                  "; install the CUDA toolkit, or set CUDA_HOME or LD_LIBRARY_PATH to where it is");
+}
+
 void require_cuda(const char*) {}
 
 std::vector<CapturedGraph> capture_workload(const CaptureOptions& options) {
@@ -117,6 +159,8 @@ GraphDocument walk_cuda_graph(uintptr_t graph, uintptr_t exec, const WalkOptions
   return out;
 }
 #else
+std::string locate_cupti() { return {}; }
+
 void require_cuda(const char* what) {
   throw Error(ExitCode::device, std::string(what) + " is not available", "this graphscope was built without CUDA");
 }

@@ -6,58 +6,26 @@ that take and return text, so one pure-Python package serves every Python
 version. ctypes releases the GIL around each call; the library is
 thread-safe.
 """
+from __future__ import annotations
+
 import ctypes
 import os
-import sysconfig
 import threading
+from typing import Any, Iterable, Optional, Tuple
 
-SONAME = "libgraphscope.so.0"
+from ._errors import GraphscopeError, error_for
+from ._native import SONAME, library_candidates
 # The oldest API version this package speaks (graphscope.h's GS_API_VERSION).
 API_VERSION = 1
 
 _lock = threading.Lock()
-_lib = None
-_path = None
+_lib: Optional[ctypes.CDLL] = None
+_path: Optional[str] = None
+
+__all__ = ["GraphscopeError", "library", "library_path", "call", "encode"]
 
 
-class GraphscopeError(Exception):
-    """A graphscope call failed.
-
-    code: graphscope's exit code (man graphscope(1)): 2 bad arguments or
-    options, 3 a bad input file (unreadable, malformed, hostile), 4 a CUDA,
-    CUPTI or device error. Exit code 1 (a check failed, graphs differ) is a
-    result, never this exception.
-    message: the one line "graphscope: <what> (<why>)"; also str(error).
-    """
-
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __reduce__(self):
-        return (type(self), (self.code, self.message))
-
-
-def _candidates():
-    """Where to look, in order: GRAPHSCOPE_LIBRARY alone when it is set; else
-    beside the installed package, then the dynamic loader's search."""
-    env = os.environ.get("GRAPHSCOPE_LIBRARY")
-    if env:
-        return [env]
-    # Installed: <prefix>/lib/python3/dist-packages/cudagraphscope/ beside
-    # <prefix>/lib/libgraphscope.so.0 or <prefix>/lib/<multiarch>/...
-    here = os.path.dirname(os.path.abspath(__file__))
-    libdir = os.path.normpath(os.path.join(here, os.pardir, os.pardir, os.pardir))
-    arches = []
-    for arch in (sysconfig.get_config_var("MULTIARCH"), "x86_64-linux-gnu"):
-        if arch and arch not in arches:
-            arches.append(arch)
-    found = [os.path.join(libdir, SONAME)] + [os.path.join(libdir, a, SONAME) for a in arches]
-    return [p for p in found if os.path.exists(p)] + [SONAME]
-
-
-def _declare(lib):
+def _declare(lib: ctypes.CDLL) -> None:
     c_int, c_char_p, c_void_p, c_size_t = ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t
     out = ctypes.POINTER(c_void_p)  # char**: kept as an address so that gs_free gets it back
     lib.gs_version.argtypes, lib.gs_version.restype = [], c_char_p
@@ -71,7 +39,7 @@ def _declare(lib):
     lib.gs_walk_cuda_graph.restype = c_int
 
 
-def library():
+def library() -> ctypes.CDLL:
     """The loaded library (ctypes.CDLL), loaded on first use: importing the
     package needs no library, so tools can import it anywhere."""
     global _lib, _path
@@ -79,7 +47,7 @@ def library():
         if _lib is not None:
             return _lib
         tried = []
-        for path in _candidates():
+        for path in library_candidates():
             try:
                 lib = ctypes.CDLL(path)
             except OSError as e:
@@ -97,22 +65,24 @@ def library():
         raise OSError("graphscope: cannot load %s (%s; %s)" % (SONAME, "; ".join(tried), how))
 
 
-def library_path():
+def library_path() -> str:
     """The path (or soname) the library was loaded from."""
     library()
+    assert _path is not None
     return _path
 
 
-def _text(address):
+def _text(address: Optional[int]) -> Optional[str]:
     if not address:
         return None
     return ctypes.string_at(address).decode("utf-8", errors="replace")
 
 
-def call(name, *args):
+def call(name: str, *args: Any, inputs: Iterable[object] = ()) -> Tuple[int, str]:
     """Calls one of gs_dump, gs_diff, gs_check, gs_profile, gs_walk_cuda_graph
     with its leading arguments; returns (exit code, text) for 0 and 1 and
-    raises GraphscopeError for any other code."""
+    raises GraphscopeError (the subclass for the code, _errors.error_for) for
+    any other code. inputs: the paths the call reads, to name a missing one."""
     lib = library()
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
     code = getattr(lib, name)(*args, ctypes.byref(out), ctypes.byref(err))
@@ -125,10 +95,10 @@ def call(name, *args):
         if text is None:
             raise GraphscopeError(code, "graphscope: %s returned %d without a document" % (name, code))
         return code, text
-    raise GraphscopeError(code, message or "graphscope: %s failed with exit code %d" % (name, code))
+    raise error_for(code, message or "graphscope: %s failed with exit code %d" % (name, code), inputs)
 
 
-def encode(text, what="text"):
+def encode(text: Optional[str], what: str = "text") -> Optional[bytes]:
     """text as the C string the C API takes (UTF-8); ValueError when it holds a
     NUL byte, where the C string would end."""
     if text is None:

@@ -20,6 +20,7 @@ done
 bundle=${BUNDLE_LIBS:-../shared/device/bundle-libs}
 "$bundle" .devlibs .dev/graphscope .dev/*.so* .dev/record_graphs .dev/samples/*.so .dev/samples/apps/*
 rm -f .devlibs/libcublas*  # the GPU machine has its own
+strip --strip-debug .devlibs/libgraphscope* 2>/dev/null || true  # ours, with the build's debug info
 plugins=$(dirname "$(ldconfig -p | awk '/libgvc.so /{print $NF; exit}')")/graphviz
 if [ -d "$plugins" ]; then
   mkdir -p .devlibs/graphviz

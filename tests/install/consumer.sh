@@ -4,9 +4,13 @@
 # - the layout: public headers under include/graphscope/, internal ones not
 #   installed, the libraries, CMake package, pkg-config files, schemas,
 #   Python package and compressed manual;
-# - every public header compiles on its own;
+# - every public header compiles on its own with -I PREFIX/include (and
+#   CUDA's include directory for graphscope/capture/);
+# - lib/inspect is linked once: the CLI and the C API need
+#   libgraphscope_inspect.so.0 and define none of its functions;
 # - examples/consumer builds with find_package(graphscope) and prints what
-#   `graphscope dump` prints; a C program builds with pkg-config;
+#   `graphscope dump` prints; a C program builds with pkg-config, and a
+#   C++20 one too (no -std= in the .pc files);
 # - the CLI and the libraries name no CUDA library, and the offline commands
 #   (dump, diff, check, profile, report) load none;
 # - a live command whose module cannot be loaded says so in one line, exit 4;
@@ -41,10 +45,22 @@ fails=$(xargs -P2 -I{} sh -c '
   h={}; rel=${h#'"$prefix"'/include/}
   case $rel in graphscope/graphscope.h) lang=c; std=-std=c11 ;; *) lang=c++; std=-std=c++17 ;; esac
   case $rel in graphscope/capture/*) [ -d '"$cuda_inc"' ] || exit 0 ;; esac
-  echo "#include <$rel>" | cc -x $lang $std -fsyntax-only -Wall -Werror -I'"$prefix"'/include -I'"$prefix"'/include/graphscope -I'"$cuda_inc"' - \
+  echo "#include <$rel>" | cc -x $lang $std -fsyntax-only -Wall -Werror -I'"$prefix"'/include -I'"$cuda_inc"' - \
     2>/dev/null || echo "$rel"' < "$work/headers")
 [ -z "$fails" ] || fail "headers that do not compile on their own: $fails"
-echo "headers ok ($(wc -l < "$work/headers") compile on their own)"
+echo "headers ok ($(wc -l < "$work/headers") compile on their own with -I PREFIX/include)"
+
+# lib/inspect once: the CLI and the C API load the shared library and
+# define none of its functions themselves.
+inspect_fns=' [TtWw] graphscope::(load_graph|parse_graph|diff_graphs|write_html_report|read_chrome_trace)\('
+[ "$(nm -C --defined-only "$prefix/$libdir/libgraphscope_inspect.so.0" | grep -cE "$inspect_fns")" -ge 5 ] ||
+  fail "libgraphscope_inspect.so.0 lacks lib/inspect's functions (the check below would mean nothing)"
+for f in bin/graphscope "$libdir/libgraphscope.so.0"; do
+  readelf -d "$prefix/$f" | grep -q 'NEEDED.*\[libgraphscope_inspect\.so\.0\]' || fail "$f does not link libgraphscope_inspect.so.0"
+  copies=$(nm -C --defined-only "$prefix/$f" 2>/dev/null | grep -cE "$inspect_fns" || true)
+  [ "$copies" = 0 ] || fail "$f defines $copies functions of lib/inspect (a copy of it)"
+done
+echo "lib/inspect linked once: the CLI and the C API need libgraphscope_inspect.so.0 and define none of it"
 
 # NEEDED of the CLI and the CUDA-free libraries: nothing of CUDA's.
 for f in bin/graphscope "$libdir/libgraphscope_inspect.so.0" "$libdir/libgraphscope.so.0"; do
@@ -87,6 +103,20 @@ else
   echo "no private mount namespace here: /usr/local/cuda not hidden (the loader's log above stands)"
 fi
 
+# No path to the toolkit is installed: where the dynamic loader does not know
+# CUPTI (ld.so.cache hidden), the live module gets it by its path in
+# /usr/local/cuda, and a live command gets as far as with the cache.
+if [ -e "$prefix/$libdir/graphscope/libgraphscope_live.so" ] && [ -d /usr/local/cuda ] &&
+   unshare -rm sh -c 'mount --bind /dev/null /etc/ld.so.cache' 2>/dev/null; then
+  : > "$work/empty.so"
+  rc=0; "$gs" capture "$work/empty.so" > /dev/null 2> "$work/with.txt" || rc=$?
+  rc2=0; unshare -rm sh -c 'mount --bind /dev/null /etc/ld.so.cache && exec "$@"' sh "$gs" capture "$work/empty.so" \
+    > /dev/null 2> "$work/without.txt" || rc2=$?
+  [ "$rc" = "$rc2" ] && cmp -s "$work/with.txt" "$work/without.txt" ||
+    fail "capture without ld.so.cache: exit $rc2, $(cat "$work/without.txt"); with it: exit $rc, $(cat "$work/with.txt")"
+  echo "CUPTI by its path, ld.so.cache hidden: capture got as far as with it ($(cat "$work/with.txt"))"
+fi
+
 # A live command without a usable module: one line, exit 4.
 touch "$work/libgraphscope_live.so"
 rc=0; GRAPHSCOPE_LIVE_LIBRARY=$work/libgraphscope_live.so "$gs" capture "$work/none.so" > "$work/out" 2> "$work/err" || rc=$?
@@ -112,14 +142,27 @@ echo "find_package consumer ok: $(ls "$work/consumer" | grep -E '^(graph_summary
 
 # pkg-config, as a C and a C++ build would use it.
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
+if grep -l '^Cflags:.*-std=' "$prefix/$libdir"/pkgconfig/*.pc; then fail "a .pc file sets -std="; fi
 # shellcheck disable=SC2046
 cc -o "$work/pc_c" "$src/examples/consumer/graph_summary_c.c" $(pkg-config --cflags --libs graphscope-c) \
   -Wl,-rpath,"$prefix/$libdir"
 # shellcheck disable=SC2046
 c++ -o "$work/pc_cxx" "$src/examples/consumer/graph_summary.cc" $(pkg-config --cflags --libs graphscope) \
   -Wl,-rpath,"$prefix/$libdir"
+# shellcheck disable=SC2046
+c++ -std=c++20 -o "$work/pc_cxx20" "$src/examples/consumer/graph_summary.cc" $(pkg-config --cflags --libs graphscope) \
+  -Wl,-rpath,"$prefix/$libdir"
 "$work/pc_c" "$g" | cmp -s - "$work/dump.txt" || fail "pkg-config C build differs"
 "$work/pc_cxx" "$g" | cmp -s - "$work/dump.txt" || fail "pkg-config C++ build differs"
+"$work/pc_cxx20" "$g" | cmp -s - "$work/dump.txt" || fail "pkg-config C++20 build differs"
+if [ -f "$prefix/$libdir/pkgconfig/graphscope-capture.pc" ]; then
+  pkg-config --cflags --libs graphscope-capture > /dev/null || fail "pkg-config graphscope-capture"
+  # shellcheck disable=SC2046
+  echo '#include <graphscope/capture/walk.h>
+int main() { return 0; }' | c++ -x c++ -std=c++17 -o "$work/pc_capture" - $(pkg-config --cflags --libs graphscope-capture) \
+    -Wl,-rpath,"$prefix/$libdir" || fail "a program with graphscope/capture/walk.h does not build with pkg-config"
+  echo "pkg-config graphscope-capture ok"
+fi
 echo "pkg-config ok: graphscope $(pkg-config --modversion graphscope), graphscope-c $(pkg-config --modversion graphscope-c)"
 
 # The installed Python package finds the installed library by itself.

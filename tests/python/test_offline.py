@@ -1,33 +1,47 @@
 """python.offline: the cudagraphscope package over libgraphscope.so.0, on the
 recorded inputs of tests/data, on any machine (no GPU, no PyTorch).
 
-Debian's python3 and its standard library only. The package comes from the
-source tree (ROOT/python), the library from GRAPHSCOPE_LIBRARY and the CLI,
-whose output the results are compared with, from GRAPHSCOPE_BINARY:
+Debian's python3 and its standard library only. From the source tree, the
+package comes from ROOT/python, the library from GRAPHSCOPE_LIBRARY and the
+CLI, whose output the results are compared with, from GRAPHSCOPE_BINARY:
 
     GRAPHSCOPE_LIBRARY=build/lib/api/libgraphscope.so.0 \\
     GRAPHSCOPE_BINARY=build/apps/graphscope \\
     python3 -m unittest discover -s tests/python -v
+
+Installed (python.wheel, and CI: the wheel of `pip install .` in a fresh
+venv), with GRAPHSCOPE_TEST_INSTALLED=1 and neither variable set: the package,
+its library and its CLI are the venv's, as a user gets them:
+
+    GRAPHSCOPE_TEST_INSTALLED=1 v/bin/python -m unittest discover -s tests/python -v
 """
 import ctypes
 import json
 import os
 import pathlib
+import pickle
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+import types
 import unittest
 from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+INSTALLED = os.environ.get("GRAPHSCOPE_TEST_INSTALLED") == "1"
+if not INSTALLED:
+    sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import cudagraphscope as gs  # noqa: E402
 
 DATA = os.path.join(ROOT, "tests", "data")
 LIBRARY = os.environ.get("GRAPHSCOPE_LIBRARY")
-BINARY = os.environ.get("GRAPHSCOPE_BINARY")
+# Installed: the console script of the venv this python3 belongs to.
+BINARY = (os.environ.get("GRAPHSCOPE_BINARY") if not INSTALLED else
+          os.path.join(os.path.dirname(sys.executable), "graphscope"))
+PACKAGE = os.path.dirname(os.path.abspath(gs.__file__))
 
 
 def data(*parts):
@@ -41,6 +55,13 @@ TORCH_MLP_DOT = data("torch", "torch_mlp.debug_dump.dot")
 
 
 def setUpModule():
+    if INSTALLED:
+        for var in ("GRAPHSCOPE_LIBRARY", "GRAPHSCOPE_BINARY"):
+            if os.environ.get(var):
+                raise RuntimeError("GRAPHSCOPE_TEST_INSTALLED=1 tests the installed package alone: unset %s" % var)
+        if os.path.join(ROOT, "python") == os.path.dirname(PACKAGE):
+            raise RuntimeError("GRAPHSCOPE_TEST_INSTALLED=1 but cudagraphscope comes from the source tree")
+        return
     if not LIBRARY:
         raise RuntimeError("set GRAPHSCOPE_LIBRARY to the library under test (build/lib/api/libgraphscope.so.0)")
     if not BINARY:
@@ -54,18 +75,22 @@ def cli(*args):
     return p.returncode, p.stdout, p.stderr
 
 
-def python(code):
-    """Runs code in a fresh python3 with the package on its path; returns
-    (exit code, stdout + stderr)."""
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    p = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True, env=env)
+def python(code, *args):
+    """Runs code (or, given as ["-m", module], a module) in a fresh python3 with
+    the package on its path; returns (exit code, stdout + stderr)."""
+    env = dict(os.environ) if INSTALLED else dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    argv = [sys.executable] + (list(code) if isinstance(code, list) else ["-c", code]) + list(args)
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, env=env)
     return p.returncode, p.stdout
 
 
 class LibraryTest(unittest.TestCase):
     def test_library_comes_from_graphscope_library(self):
-        self.assertEqual(gs.library_path(), LIBRARY)
+        if INSTALLED:
+            # The wheel's own copy, inside the package.
+            self.assertTrue(gs.library_path().startswith(os.path.join(PACKAGE, "_native", "lib")), gs.library_path())
+        else:
+            self.assertEqual(gs.library_path(), LIBRARY)
 
     def test_version_is_the_cli_release(self):
         rc, out, _ = cli("--version")
@@ -262,7 +287,9 @@ class CheckTest(unittest.TestCase):
                      profile=data("profiles", "wide.c1.offline.profile.json"))
         self.assertIs(r["passed"], False)
         failed = sorted(x["rule"] for x in r["results"] if not x["passed"])
-        self.assertIn("max_blocking_fake_us", failed)
+        # The fan-out's branches waited for dispatch, not behind a fake
+        # dependency (lane busy): only the efficiency fails.
+        self.assertEqual(failed, ["min_critical_path_efficiency"])
 
     def test_timing_rules_with_the_report_of_profile(self):
         graph = data("profiles", "chain.c8.graph.json")
@@ -309,14 +336,15 @@ class ProfileTest(unittest.TestCase):
             self.assertEqual(p[k], c[k], k)
         for k in ("real", "fake", "blocking", "none", "makespan_us", "critical_path_us", "time_lost_us"):
             self.assertEqual(p["summary"][k], c["summary"][k], k)
-        self.assertEqual(p["summary"]["blocking"], 56)
+        self.assertEqual(p["summary"]["blocking"], 0)
+        self.assertEqual(p["summary"]["lane_busy"], 56)
         self.assertEqual(p, c)
 
     def test_threshold_reaches_the_analysis(self):
         p, c = gs.profile(self.GRAPH, self.TRACE, threshold_us=30), self.cli_report("--threshold-us", "30")
         self.assertEqual(p["threshold_us"], 30)
-        self.assertEqual(p["summary"]["blocking"], c["summary"]["blocking"])
-        self.assertEqual(p["summary"]["blocking"], 0)
+        self.assertEqual(p["summary"]["lane_busy"], c["summary"]["lane_busy"])
+        self.assertEqual(p["summary"]["lane_busy"], 0)  # no branch delayed past 30 us (56 past the default 5)
 
     def test_exec_graph_id_that_the_trace_lacks_is_code_3(self):
         with self.assertRaises(gs.GraphscopeError) as e:
@@ -560,6 +588,369 @@ class DictDocumentTest(unittest.TestCase):
             gs.load({"schema": "graphscope.graph/1", "nodes": [{"index": 3}]})
         after = set(os.listdir(tempfile.gettempdir()))
         self.assertEqual([f for f in after - before if f.startswith("cudagraphscope-")], [])
+
+
+class PackageTest(unittest.TestCase):
+    """What a Python user expects of a package: a version, type hints, the
+    CLI as a module, exceptions of the standard kinds."""
+
+    def test_version_is_the_release_of_the_library_and_the_cli(self):
+        self.assertEqual(gs.__version__, gs.version())
+        rc, out, _ = cli("--version")
+        self.assertEqual(out.strip(), "graphscope " + gs.__version__)
+
+    def test_the_package_says_it_is_typed(self):
+        self.assertTrue(os.path.isfile(os.path.join(PACKAGE, "py.typed")))
+        hints = gs.load.__annotations__
+        self.assertIn("return", hints)
+
+    def test_python_m_cudagraphscope_is_the_cli(self):
+        rc, out = python(["-m", "cudagraphscope", "--version"])
+        self.assertEqual((rc, out.strip()), (0, "graphscope " + gs.__version__))
+        rc, out = python(["-m", "cudagraphscope", "dump", FORKJOIN])
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out, cli("dump", FORKJOIN)[1])
+        # Its exit code is the CLI's.
+        rc, out = python(["-m", "cudagraphscope", "dump", data("no-such-file.json")])
+        self.assertEqual(rc, 3, out)
+        self.assertTrue(out.startswith("graphscope: "), out)
+
+    def test_a_missing_file_is_a_file_not_found_error_with_the_exit_code(self):
+        missing = data("no-such-file.json")
+        for call in (lambda: gs.load(missing), lambda: gs.diff(FORKJOIN, missing),
+                     lambda: gs.check(FORKJOIN, data("rules", "no-such.rules.json")),
+                     lambda: gs.report(missing)):
+            with self.assertRaises(FileNotFoundError) as e:
+                call()
+            self.assertIsInstance(e.exception, gs.InputNotFoundError)
+            self.assertIsInstance(e.exception, gs.GraphscopeError)
+            self.assertEqual(e.exception.code, 3)
+            self.assertTrue(e.exception.filename.endswith(".json"), e.exception.filename)
+            self.assertEqual(str(e.exception), e.exception.message)
+
+    def test_a_bad_document_is_a_value_error_with_the_exit_code(self):
+        bad = os.path.join(ROOT, "tests", "hostile", "dangling.json")
+        with self.assertRaises(ValueError) as e:
+            gs.load(bad)
+        self.assertIsInstance(e.exception, gs.DocumentError)
+        self.assertNotIsInstance(e.exception, FileNotFoundError)
+        self.assertEqual(e.exception.code, 3)
+        self.assertEqual(e.exception.message, cli("dump", bad)[2].strip())
+
+    def test_a_bad_option_is_a_value_error_with_code_2(self):
+        with self.assertRaises(ValueError) as e:
+            gs.dump(FORKJOIN, "xml")
+        self.assertIsInstance(e.exception, gs.UsageError)
+        self.assertEqual(e.exception.code, 2)
+
+    def test_errors_survive_pickling(self):
+        with self.assertRaises(gs.InputNotFoundError) as e:
+            gs.load(data("no-such-file.json"))
+        again = pickle.loads(pickle.dumps(e.exception))
+        self.assertIs(type(again), gs.InputNotFoundError)
+        self.assertEqual((again.code, again.message, again.filename),
+                         (e.exception.code, e.exception.message, e.exception.filename))
+
+
+class ReportTest(unittest.TestCase):
+    """report() and ranks() run the package's CLI: their results are its."""
+
+    def page(self, *args):
+        rc, out, err = cli("report", *args, "-o", "-")
+        self.assertEqual(rc, 0, err)
+        return out
+
+    def test_report_of_a_graph_is_the_cli_page(self):
+        page = gs.report(FORKJOIN)
+        self.assertTrue(page.lstrip().lower().startswith("<!doctype html"), page[:80])
+        self.assertEqual(page, self.page(FORKJOIN))
+
+    def test_report_of_two_graphs_and_of_a_trace(self):
+        self.assertEqual(gs.report(FORKJOIN, WIDE), self.page(FORKJOIN, WIDE))
+        self.assertEqual(gs.report(ProfileTest.GRAPH, trace=ProfileTest.TRACE, threshold_us=30),
+                         self.page(ProfileTest.GRAPH, "--trace", ProfileTest.TRACE, "--threshold-us", "30"))
+
+    def test_report_writes_output(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "page.html")
+            page = gs.report(FORKJOIN, output=pathlib.Path(out))
+            with open(out, encoding="utf-8") as f:
+                self.assertEqual(f.read(), page)
+
+    def test_report_of_a_run_directory(self):
+        run = data("ranks", "r_extra")
+        self.assertEqual(gs.report(run), self.page(run))
+
+    def test_ranks_is_the_cli_json_and_a_difference_is_a_result(self):
+        run = data("ranks", "r_extra")
+        r = gs.ranks(run)
+        rc, out, _ = cli("ranks", run, "--json")
+        self.assertEqual(rc, 1)
+        self.assertEqual(r, json.loads(out))
+        self.assertEqual(r["schema"], "graphscope.ranks/1")
+
+    def test_ranks_of_no_run_is_an_error_with_the_cli_code(self):
+        with self.assertRaises(gs.GraphscopeError) as e:
+            gs.ranks(data("no-such-run"))
+        rc, _, err = cli("ranks", data("no-such-run"))
+        self.assertEqual((e.exception.code, e.exception.message), (rc, err.strip()))
+
+
+class NotebookTest(unittest.TestCase):
+    """In Jupyter, a loaded graph, a profile and a diff display as the
+    report's page, in a frame of its own (what IPython calls _repr_html_ for)."""
+
+    def framed(self, html_text):
+        self.assertTrue(html_text.startswith("<iframe srcdoc=\""), html_text[:80])
+        import html as html_module
+        inner = html_text[len("<iframe srcdoc=\""):html_text.index("\" style=")]
+        return html_module.unescape(inner)
+
+    def test_a_loaded_graph_shows_its_report(self):
+        self.assertEqual(self.framed(gs.load(FORKJOIN)._repr_html_()), gs.report(FORKJOIN))
+
+    def test_a_graph_given_as_a_dict_shows_its_report(self):
+        doc = gs.load(gs.load(FORKJOIN))  # loaded from a dict: drawn from the dict
+        page = self.framed(doc._repr_html_())
+        self.assertIn('"svg": "\\u003csvg', page)  # the picture, in the page's data
+        self.assertIn("graphscope report: ", page)
+        self.assertIn("forkjoin.json", page)  # the temporary file is named after the graph
+
+    def test_a_profile_shows_the_page_of_the_graph_and_its_trace(self):
+        p = gs.profile(ProfileTest.GRAPH, ProfileTest.TRACE, threshold_us=30)
+        self.assertEqual(self.framed(p._repr_html_()),
+                         gs.report(ProfileTest.GRAPH, trace=ProfileTest.TRACE, threshold_us=30, tolerance_us=2))
+
+    def test_a_diff_shows_the_page_comparing_both(self):
+        self.assertEqual(self.framed(gs.diff(FORKJOIN, WIDE)._repr_html_()), gs.report(FORKJOIN, WIDE))
+
+    def test_results_are_still_plain_dicts(self):
+        doc, d = gs.load(FORKJOIN), gs.diff(FORKJOIN, WIDE)
+        self.assertIsInstance(doc, dict)
+        self.assertEqual(json.loads(json.dumps(doc)), doc)
+        self.assertEqual(json.loads(json.dumps(d)), d)
+
+
+def pytorch_spelling(doc):
+    """A recorded graphscope.graph/1 document as PyTorch's get_graph_data()
+    writes it (torch/cuda/graphs.py, main after 2.11): the root graph's
+    nodes with its keys; node types it names ("kernel", ...) as ours, any
+    other as str() of cuda-python's enum member; the newer launch geometry
+    keys grid_dim and block_dim. Derived, not recorded: no PyTorch on the
+    GPU machine has get_graph_data."""
+    runtime = {"conditional": "Conditional", "batch_mem_op": "BatchMemOp", "ext_semas_signal": "ExtSemaphoreSignal",
+               "ext_semas_wait": "ExtSemaphoreWait"}
+    nodes = []
+    for n in doc["nodes"]:
+        t = n["node_type"]
+        m = {k: n.get(k) for k in ("index", "tools_id", "graph_id", "node_id", "kernel_name", "dependencies",
+                                   "dependents")}
+        m["node_type"] = "cudaGraphNodeType.cudaGraphNodeType" + runtime[t] if t in runtime else t
+        if n.get("kernel"):
+            m["grid_dim"], m["block_dim"] = n["kernel"]["grid"], n["kernel"]["block"]
+        nodes.append(m)
+    return {"exec_graph_id": doc["exec_graph_id"], "nodes": nodes}
+
+
+class PyTorchFormatTest(unittest.TestCase):
+    """PyTorch's own spellings: str(enum) node types, grid_dim/block_dim,
+    and the pickle of torch.cuda.graphs.export_graph_data()."""
+
+    RECORDED = data("captures", "conditional.json")
+
+    def setUp(self):
+        self.recorded = gs.load(self.RECORDED)
+        self.pytorch = pytorch_spelling(self.recorded)
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_the_recording_has_what_this_test_is_about(self):
+        types_ = {n["node_type"] for n in self.pytorch["nodes"]}
+        self.assertIn("cudaGraphNodeType.cudaGraphNodeTypeConditional", types_)
+        self.assertTrue(any("grid_dim" in n for n in self.pytorch["nodes"]))
+
+    def test_str_enum_node_types_are_graphscopes_kinds(self):
+        doc = gs.load(self.pytorch)
+        self.assertEqual([n["node_type"] for n in doc["nodes"]], [n["node_type"] for n in self.recorded["nodes"]])
+        self.assertNotIn("unknown", {n["node_type"] for n in doc["nodes"]})
+
+    def test_other_spellings_of_the_enum_are_read_too(self):
+        for spelling in ("cudaGraphNodeTypeConditional", "<cudaGraphNodeType.cudaGraphNodeTypeConditional: 13>",
+                         "CUgraphNodeType.CU_GRAPH_NODE_TYPE_CONDITIONAL", "13"):
+            doc = json.loads(json.dumps(self.pytorch))
+            for n in doc["nodes"]:
+                if n["node_type"].endswith("Conditional"):
+                    n["node_type"] = spelling
+            with self.subTest(spelling=spelling):
+                self.assertIn("conditional", [n["node_type"] for n in gs.load(doc)["nodes"]])
+
+    def test_grid_dim_and_block_dim_are_the_launch_geometry(self):
+        doc = gs.load(self.pytorch)
+        kernels = [(n["index"], n["kernel"]["grid"], n["kernel"]["block"]) for n in doc["nodes"] if n.get("kernel")]
+        expected = [(n["index"], n["kernel"]["grid"], n["kernel"]["block"])
+                    for n in self.recorded["nodes"] if n.get("kernel")]
+        self.assertEqual(kernels, expected)
+        self.assertGreater(len(kernels), 0)
+        # Without them, no geometry: the difference is theirs.
+        bare = json.loads(json.dumps(self.pytorch))
+        for n in bare["nodes"]:
+            n.pop("grid_dim", None), n.pop("block_dim", None)
+        self.assertFalse(any(n.get("kernel", {}).get("grid") for n in gs.load(bare)["nodes"]))
+
+    def write_pickle(self, obj, name="graph.pkl"):
+        path = os.path.join(self.tmp, name)
+        with open(path, "wb") as f:
+            pickle.dump(obj, f)  # what export_graph_data()'s hook does
+        return path
+
+    def test_the_pickle_of_export_graph_data_reads_as_its_dict(self):
+        path = self.write_pickle(self.pytorch)
+        json_path = os.path.join(self.tmp, "graph.json")
+        with open(json_path, "w") as f:
+            json.dump(self.pytorch, f)
+        self.assertEqual(gs.load(path)["nodes"], gs.load(json_path)["nodes"])
+        # The same summary but its first line, which names the file read (a
+        # temporary JSON file for the pickle).
+        self.assertEqual(gs.dump(path).split("\n")[1:], gs.dump(json_path).split("\n")[1:])
+        self.assertIs(gs.diff(path, json_path)["same"], True)
+
+    def test_the_cli_says_to_read_the_pickle_with_this_package(self):
+        rc, _, err = cli("dump", self.write_pickle(self.pytorch))
+        self.assertEqual(rc, 3)
+        self.assertIn("cudagraphscope.load", err)
+        self.assertEqual(len(err.strip().splitlines()), 1)
+
+    def test_a_pickle_that_would_run_code_is_refused_unrun(self):
+        marker = os.path.join(self.tmp, "ran")
+
+        class Evil:
+            def __reduce__(self):
+                return (open, (marker, "w"))
+
+        path = self.write_pickle({"nodes": [Evil()]})
+        with self.assertRaises(ValueError) as e:
+            gs.load(path)
+        self.assertIsInstance(e.exception, gs.DocumentError)
+        self.assertIn("plain data only", e.exception.message)
+        self.assertFalse(os.path.exists(marker))
+
+
+def fake_torch(version, hooks=None, keep=True):
+    """A stand-in for the torch module, for watch()'s error paths on a
+    machine without PyTorch. hooks: None (PyTorch 2.8 to 2.11), "graph"
+    (CUDAGraph.register_capture_end_hook), "global"
+    (torch.cuda.graphs.register_graph_capture_end_hook), "none" (no
+    raw_cuda_graph: before 2.8). keep: whether raw_cuda_graph() works after
+    capture_end (keep_graph=True)."""
+    class Handle:
+        def __init__(self, registry, key):
+            self.registry, self.key = registry, key
+
+        def remove(self):
+            self.registry.pop(self.key, None)
+
+    global_hooks = {}
+
+    class CUDAGraph:
+        def __init__(self, keep_graph=keep):
+            self.keep_graph, self.captured, self.live, self.hooks = keep_graph, False, False, {}
+
+        def capture_begin(self):
+            pass
+
+        def capture_end(self):
+            # The template is live while the capture-end hooks run, and
+            # after them only with keep_graph=True (PyTorch's capture_end).
+            self.captured = self.live = True
+            for h in list(self.hooks.values()) + list(global_hooks.values()):
+                h(self)
+            self.live = self.keep_graph
+
+        def raw_cuda_graph(self):
+            if not self.live:
+                raise RuntimeError("You cannot access the raw cudaGraph_t instance unless CUDAGraph was initialized "
+                                   "with keep_graph=true")
+            return 0x1000
+
+    if hooks == "none":
+        del CUDAGraph.raw_cuda_graph
+    if hooks == "graph":
+        def register_capture_end_hook(self, hook):
+            self.hooks[id(hook)] = hook
+            return Handle(self.hooks, id(hook))
+        CUDAGraph.register_capture_end_hook = register_capture_end_hook
+    graphs = types.SimpleNamespace()
+    if hooks == "global":
+        def register_graph_capture_end_hook(fn):
+            global_hooks[id(fn)] = fn
+            return Handle(global_hooks, id(fn))
+        graphs.register_graph_capture_end_hook = register_graph_capture_end_hook
+    torch = types.SimpleNamespace(__version__=version, cuda=types.SimpleNamespace(CUDAGraph=CUDAGraph, graphs=graphs))
+    torch.global_hooks = global_hooks
+    return torch
+
+
+def capture(torch, **kwargs):
+    g = torch.cuda.CUDAGraph(**kwargs)
+    g.capture_begin()
+    g.capture_end()
+    return g
+
+
+class WatchTest(unittest.TestCase):
+    """watch()'s errors, with a fake torch module (no PyTorch here); its real
+    run is gpu.python_watch (tests/gpu/torch/watch_app.py)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_before_pytorch_2_8_watch_refuses_naming_the_version(self):
+        with self.assertRaises(gs.UsageError) as e:
+            with gs.watch(self.tmp, torch=fake_torch("2.7.1", hooks="none")):
+                pass
+        self.assertIn("PyTorch 2.8 or newer", e.exception.message)
+        self.assertIn("2.7.1", e.exception.message)
+
+    def test_without_a_hook_a_graph_not_kept_is_an_error_naming_the_pytorch_needed(self):
+        torch = fake_torch("2.11.0")
+        original = torch.cuda.CUDAGraph.capture_end
+        with self.assertRaises(gs.UsageError) as e:
+            with gs.watch(self.tmp, torch=torch) as w:
+                capture(torch, keep_graph=False)
+                self.assertEqual(w.how, "keep_graph")
+        self.assertIn("capture-end hook", e.exception.message)
+        self.assertIn("keep_graph=True", e.exception.message)
+        self.assertIn("1 graph ", e.exception.message)
+        self.assertIs(torch.cuda.CUDAGraph.capture_end, original)  # PyTorch as it was
+
+    @unittest.skipIf(have_gpu(), "a GPU is here: a made-up handle could reach its driver")
+    def test_a_walk_that_fails_is_raised_after_the_capture_ended(self):
+        for hooks, how in ((None, "keep_graph"), ("graph", "graph hook"), ("global", "global hook")):
+            torch = fake_torch("2.12.0", hooks=hooks)
+            methods = dict(vars(torch.cuda.CUDAGraph))
+            with self.subTest(hooks=hooks):
+                with self.assertRaises(gs.DeviceError) as e:
+                    with gs.watch(self.tmp, torch=torch) as w:
+                        g = capture(torch, keep_graph=hooks is None)
+                        self.assertTrue(g.captured)  # PyTorch's capture finished
+                        self.assertEqual(w.how, how)
+                self.assertEqual(e.exception.code, 4)
+                self.assertEqual(torch.global_hooks, {})  # the hooks removed, PyTorch as it was
+                self.assertEqual(g.hooks, {})
+                self.assertEqual(dict(vars(torch.cuda.CUDAGraph)), methods)
+
+    def test_an_error_inside_the_block_propagates_and_pytorch_is_restored(self):
+        torch = fake_torch("2.11.0")
+        original = torch.cuda.CUDAGraph.capture_end
+        with self.assertRaises(KeyError):
+            with gs.watch(self.tmp, torch=torch):
+                raise KeyError("the program's own")
+        self.assertIs(torch.cuda.CUDAGraph.capture_end, original)
 
 
 if __name__ == "__main__":

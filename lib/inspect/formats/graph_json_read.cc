@@ -32,6 +32,53 @@ constexpr size_t kMaxStringBytes = size_t(1) << 20;
 // costs more in threads than it saves.
 constexpr size_t kNodesPerReadThread = 20000;
 
+// PyTorch's get_graph_data() names the types it knows as ours ("kernel");
+// any other it writes as str() of cuda-python's enum member,
+// "cudaGraphNodeType.cudaGraphNodeTypeConditional" (or, where the enum's str
+// is its value, "13"). The runtime's and the driver's names, with or without
+// the enum's name in front, map to graphscope's kinds.
+bool parse_cuda_node_type(std::string_view s, NodeType* out) {
+  struct Name {
+    std::string_view runtime, driver;
+    NodeType type;
+    int value;
+  };
+  static constexpr Name kNames[] = {
+      {"Kernel", "KERNEL", NodeType::kernel, 0},
+      {"Memcpy", "MEMCPY", NodeType::memcpy, 1},
+      {"Memset", "MEMSET", NodeType::memset, 2},
+      {"Host", "HOST", NodeType::host, 3},
+      {"Graph", "GRAPH", NodeType::child_graph, 4},
+      {"Empty", "EMPTY", NodeType::empty, 5},
+      {"WaitEvent", "WAIT_EVENT", NodeType::wait_event, 6},
+      {"EventRecord", "EVENT_RECORD", NodeType::event_record, 7},
+      {"ExtSemaphoreSignal", "EXT_SEMAS_SIGNAL", NodeType::ext_semas_signal, 8},
+      {"ExtSemaphoreWait", "EXT_SEMAS_WAIT", NodeType::ext_semas_wait, 9},
+      {"MemAlloc", "MEM_ALLOC", NodeType::mem_alloc, 10},
+      {"MemFree", "MEM_FREE", NodeType::mem_free, 11},
+      {"BatchMemOp", "BATCH_MEM_OP", NodeType::batch_mem_op, 12},
+      {"Conditional", "CONDITIONAL", NodeType::conditional, 13},
+  };
+  // repr(): "<cudaGraphNodeType.cudaGraphNodeTypeKernel: 0>".
+  if (s.size() > 2 && s.front() == '<' && s.back() == '>') {
+    s = s.substr(1, s.size() - 2);
+    s = s.substr(0, s.find(':'));
+  }
+  for (std::string_view prefix : {"cudaGraphNodeType.", "CUgraphNodeType.", "CUgraphNodeType_enum."})
+    if (s.substr(0, prefix.size()) == prefix) s.remove_prefix(prefix.size());
+  int value = -1;
+  if (auto r = std::from_chars(s.data(), s.data() + s.size(), value); r.ec != std::errc() || r.ptr != s.data() + s.size())
+    value = -1;
+  for (const Name& n : kNames) {
+    if (value == n.value || (s.substr(0, 17) == "cudaGraphNodeType" && s.substr(17) == n.runtime) ||
+        (s.substr(0, 19) == "CU_GRAPH_NODE_TYPE_" && s.substr(19) == n.driver)) {
+      *out = n.type;
+      return true;
+    }
+  }
+  return false;
+}
+
 // Converts a tape into the model. Every error names the JSON path.
 class Reader {
  public:
@@ -330,6 +377,7 @@ class Reader {
     r_.expect(v, Kind::object, path, "a node object");
     bool have_index = false, have_type = false, have_deps = false, have_dependents = false;
     uint32_t types = kAbsent, ports = kAbsent;
+    std::optional<Dim3> grid_dim, block_dim;  // PyTorch's launch geometry
     for (uint32_t i = 0, c = t_.at(v).count; i < c; ++i) {
       std::string_view k = t_.member_key(v, i);
       uint32_t x = t_.member_value(v, i);
@@ -337,7 +385,7 @@ class Reader {
       if (k == "index") n.index = r_.u32(x, p), have_index = true;
       else if (k == "node_type") {
         std::string_view s = r_.string(x, p);
-        if (!parse_node_type(s, &n.type)) {
+        if (!parse_node_type(s, &n.type) && !parse_cuda_node_type(s, &n.type)) {
           n.type = NodeType::unknown;
           n.type_spelling = std::string(s.substr(0, 256));
         }
@@ -356,6 +404,11 @@ class Reader {
       else if (k == "dependency_types") types = x;
       else if (k == "dependency_ports") ports = x;
       else if (k == "template_tools_id") n.template_tools_id = r_.opt_u64(x, p);
+      else if (k == "grid_dim") {
+        if (t_.at(x).kind != Kind::null) grid_dim = dim3(x, p);
+      } else if (k == "block_dim") {
+        if (t_.at(x).kind != Kind::null) block_dim = dim3(x, p);
+      }
       else if (k == "handle") n.handle = r_.opt_u64(x, p);
       else if (k == "kernel") n.kernel = kernel(x, p);
       else if (k == "memcpy") n.memcpy = memcpy_info(x, p);
@@ -401,6 +454,16 @@ class Reader {
     }
     if (!have_index) r_.fail(path, "has no index");
     if (!have_type) r_.fail(path, "has no node_type");
+    // PyTorch's "grid_dim" and "block_dim" (newer get_graph_data()) are the
+    // launch geometry, where graphscope's own "kernel" object gives none.
+    if ((grid_dim || block_dim) && n.type == NodeType::kernel && !(n.kernel && n.kernel->geometry_known)) {
+      if (!n.kernel) {
+        n.kernel = KernelInfo{};
+        n.kernel->geometry_known = false;
+      }
+      if (grid_dim) n.kernel->grid = *grid_dim, n.kernel->geometry_known = true;
+      if (block_dim) n.kernel->block = *block_dim, n.kernel->geometry_known = true;
+    }
     if (!have_deps) r_.fail(path, "has no dependencies");
     const size_t deps = n.dependencies.size();
     if (types != kAbsent) {

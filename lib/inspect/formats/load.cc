@@ -29,6 +29,11 @@ GraphFormat detect_graph_format(std::string_view text, const std::string& origin
   }
   std::string_view rest = text.substr(i, 64);
   if (rest.substr(0, 7) == "digraph" || rest.substr(0, 6) == "strict") return GraphFormat::nvidia_dot;
+  // pickle protocol 2 and later: PROTO (0x80) and the protocol number.
+  if (i == 0 && text.size() >= 2 && text[0] == '\x80' && text[1] >= 2 && text[1] <= 5)
+    throw_input(origin,
+                "a Python pickle, as torch.cuda.graphs.export_graph_data() writes; graphscope reads JSON: "
+                "cudagraphscope.load(path) in Python reads the pickle, and json.dump of it gives a file graphscope reads");
   if (text[i] == '[') throw_input(origin, "a JSON array, not a graph document (is this a trace?)");
   throw_input(origin, "not a graph document: neither JSON nor a cudaGraphDebugDotPrint DOT file");
 }
