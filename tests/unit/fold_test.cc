@@ -2,6 +2,7 @@
 // folded pictures and JSON section made from it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <regex>
 #include <string>
 
@@ -59,6 +60,49 @@ GraphDocument eight_layers_one_odd() {
     }
   c.add("_Z4headv");
   return c.done();
+}
+
+// A large graph built in place: kernels by name, each after the nodes given.
+struct Big {
+  GraphDocument doc;
+  uint32_t add(const char* name, std::initializer_list<uint32_t> deps) {
+    Node& x = doc.root.nodes.emplace_back();
+    x.index = x.node_id = uint32_t(doc.root.nodes.size() - 1);
+    x.type = NodeType::kernel;
+    x.kernel_name = name;
+    for (uint32_t d : deps) x.dependencies.push_back({d});
+    return x.index;
+  }
+  GraphDocument done() {
+    link_dependents(doc.root);
+    return std::move(doc);
+  }
+};
+
+// A transformer-like stack: an embedding, `layers` decoder layers of 17
+// kernels shaped like a Llama layer (norm, q/k/v side by side, rope,
+// attention, residual add, norm, gate/up side by side, down, residual add),
+// and a head.
+GraphDocument transformer(uint32_t layers) {
+  Big b;
+  uint32_t r = b.add("_Z5embedv", {});
+  for (uint32_t l = 0; l < layers; ++l) {
+    const uint32_t pow = b.add("_Z7rms_powv", {r});
+    const uint32_t norm = b.add("_Z7rms_mulv", {pow, r});
+    const uint32_t q = b.add("_Z6gemm_qv", {norm}), k = b.add("_Z6gemm_kv", {norm}), v = b.add("_Z6gemm_vv", {norm});
+    const uint32_t rq = b.add("_Z4ropev", {q}), rk = b.add("_Z4ropev", {k});
+    const uint32_t attn = b.add("_Z4attnv", {rq, rk, v});
+    const uint32_t o = b.add("_Z6gemm_ov", {attn});
+    const uint32_t add = b.add("_Z3addv", {o, r});
+    const uint32_t pow2 = b.add("_Z7rms_powv", {add});
+    const uint32_t norm2 = b.add("_Z7rms_mulv", {pow2, add});
+    const uint32_t gate = b.add("_Z9gemm_gatev", {norm2}), up = b.add("_Z7gemm_upv", {norm2});
+    const uint32_t act = b.add("_Z8silu_mulv", {gate, up});
+    const uint32_t down = b.add("_Z9gemm_downv", {act});
+    r = b.add("_Z3addv", {down, add});
+  }
+  b.add("_Z4headv", {r});
+  return b.done();
 }
 
 // The picture's size in points, from the SVG's root element.
@@ -195,4 +239,98 @@ TEST_CASE("diff says when what changed lies in one copy of a repeated block") {
         "in B, all of them lie in the copy that differs next to the 4 x block of 6 nodes (norm ... add) (nodes "
         "25..31: +1 node (dropout))");
   CHECK(diff_graphs(same, same).where.empty());
+}
+
+TEST_CASE("four long chains of one kernel fold as four repeats (the search once gave up on them and found none)") {
+  Big b;
+  for (uint32_t c = 0; c < 4; ++c)
+    for (uint32_t i = 0; i < 25000; ++i)
+      i ? b.add("_Z5scalev", {uint32_t(b.doc.root.nodes.size() - 1)}) : b.add("_Z5scalev", {});
+  GraphDocument doc = b.done();
+  Folding f = find_repeats(doc.root);
+  REQUIRE(f.repeats.size() == 4);
+  for (uint32_t r = 0; r < 4; ++r) {
+    CHECK(f.repeats[r].count == 25000);
+    CHECK(f.repeats[r].size == 1);
+    CHECK(f.repeats[r].chained);
+    // One chain each, in order: each copy feeds the next.
+    const uint32_t first = f.repeats[r].copies[0][0];
+    CHECK(first % 25000 == 0);
+    for (uint32_t k = 0; k < 25000; ++k) CHECK_EQ(f.repeats[r].copies[k][0], first + k);
+  }
+  CHECK(f.folded_nodes() == 100000);
+  CHECK(f.odd.empty());
+  CHECK(describe_folding(f, doc.root.nodes.size()) ==
+        "25000 x scale + 25000 x scale + 25000 x scale + 25000 x scale + 0 other nodes");
+}
+
+TEST_CASE("a stack of 6,000 transformer layers folds as one repeat of one layer each") {
+  const uint32_t layers = 6000;
+  GraphDocument doc = transformer(layers);
+  Folding f = find_repeats(doc.root);
+  REQUIRE(f.repeats.size() == 1);
+  const Repeat& r = f.repeats[0];
+  CHECK(r.count == layers);
+  CHECK(r.size == 17);
+  CHECK(r.chained);
+  CHECK(r.label == "block of 17 nodes (rms_pow ... add)");
+  // Copy c holds layer c's nodes (1 + 17 c .. 17 + 17 c), each in its place.
+  for (uint32_t c = 0; c < r.count; ++c) {
+    std::vector<uint32_t> nodes = r.copies[c];
+    std::sort(nodes.begin(), nodes.end());
+    CHECK_EQ(nodes.front(), 1 + 17 * c);
+    CHECK_EQ(nodes.back(), 17 + 17 * c);
+    for (uint32_t j = 0; j < r.size; ++j) CHECK_EQ(r.copies[c][j], r.copies[0][j] + 17 * c);
+  }
+  CHECK(describe_folding(f, doc.root.nodes.size()) == "6000 x block of 17 nodes (rms_pow ... add) + 2 other nodes");
+}
+
+TEST_CASE("a chain of 6,000 layers with one short layer folds on both sides of it and names it") {
+  // Layer 2500 lacks its attention kernel.
+  Chain c;
+  c.add("_Z4headv");
+  for (uint32_t l = 0; l < 6000; ++l)
+    for (const char* k : {"_Z4normv", "_Z4gemmv", "_Z4ropev", "_Z4attnv", "_Z4gemmv", "_Z3addv"})
+      if (l != 2500 || std::string(k) != "_Z4attnv") c.add(k);
+  GraphDocument doc = c.done();
+  Folding f = find_repeats(doc.root);
+  REQUIRE(f.repeats.size() == 2);
+  // Nodes from 1 + 6 l: norm, gemm, rope, attn, gemm, add; layer 2500 from
+  // 15001 without its attn. After it, node i's kernel comes back 6 nodes
+  // later from 15004 (its second gemm) to the end: 3,499 copies of (gemm,
+  // add, norm, gemm, rope, attn), the most nodes, taken first. Before it,
+  // from node 1 to layer 2499's attn: the same block turned, so its copies
+  // begin where the block's begin, at node 5: 2,499 of them. Between the
+  // two, nodes 14999..15003 are the copy without its attn.
+  CHECK(f.repeats[0].count == 3499);
+  CHECK(f.repeats[0].copies[0][0] == 15004);
+  CHECK(f.repeats[1].count == 2499);
+  CHECK(f.repeats[1].copies[0][0] == 5);
+  for (const Repeat& r : f.repeats) CHECK((r.size == 6 && r.chained && r.label == "block of 6 nodes (gemm ... attn)"));
+  REQUIRE(f.odd.size() == 1);
+  CHECK(f.odd[0].repeat == 0);
+  CHECK(f.odd[0].before);
+  CHECK(f.odd[0].nodes == std::vector<uint32_t>{14999, 15000, 15001, 15002, 15003});
+  CHECK(f.odd[0].difference == "-1 node (attn)");
+}
+
+TEST_CASE("a fan-out of 30,000 branches folds as one repeat side by side") {
+  Big b;
+  const uint32_t root = b.add("_Z7scatterv", {});
+  std::vector<uint32_t> ends;
+  for (uint32_t i = 0; i < 30000; ++i) {
+    const uint32_t g = b.add("_Z4gemmv", {root});
+    ends.push_back(b.add("_Z4reluv", {b.add("_Z4biasv", {g})}));
+  }
+  const uint32_t join = b.add("_Z6gatherv", {});
+  for (uint32_t e : ends) b.doc.root.nodes[join].dependencies.push_back({e});
+  GraphDocument doc = b.done();
+  Folding f = find_repeats(doc.root);
+  REQUIRE(f.repeats.size() == 1);
+  CHECK(f.repeats[0].count == 30000);
+  CHECK(f.repeats[0].size == 3);
+  CHECK(!f.repeats[0].chained);
+  CHECK(f.folded_nodes() == 90000);
+  CHECK(f.repeat_of[root] == UINT32_MAX);
+  CHECK(f.repeat_of[join] == UINT32_MAX);
 }
