@@ -264,3 +264,32 @@ TEST_CASE("without modules, nodes group by NVTX range: numbered ranges starred, 
   CHECK(group_kind(llama().root) == "module");
   CHECK(group_kind(load_graph(test::data_path("origins/nvtx_layers.no_origins.json")).root).empty());
 }
+
+TEST_CASE("what nodes share of their origins, for a diff or ranks line: op and module, a differing index as *") {
+  // Under emit_nvtx every node has its aten:: op: layer 0's and layer 1's SiLU.
+  const GraphDocument em = load_graph(test::data_path("origins/llama2_emit_nvtx.graph.json"));
+  std::vector<uint32_t> silu, mm, up;
+  for (const Node& n : em.root.nodes) {
+    if (!n.origin) continue;
+    if (n.origin->op == "aten::silu") silu.push_back(n.index);
+    if (n.origin->op == "aten::mm") mm.push_back(n.index);
+    if (n.origin->module() == "model.layers.1.mlp.up_proj") up.push_back(n.index);
+  }
+  REQUIRE(silu.size() == 2);
+  CHECK(shared_origin(em.root, {silu[0]}) == "aten::silu, model.layers.0.mlp.act_fn");
+  CHECK(shared_origin(em.root, silu) == "aten::silu, model.layers.*.mlp.act_fn");
+  CHECK(shared_origin(em.root, up) == "aten::mm, model.layers.1.mlp.up_proj");
+  // Every projection and lm_head: the op only, no module in common.
+  CHECK(shared_origin(em.root, mm) == "aten::mm");
+  // Without op or module: the Python line (the two-rank run's activation).
+  const GraphDocument act = load_graph(test::data_path("ranks/r_act/rank-1/graph-2.json"));
+  CHECK(shared_origin(act.root, {3}) == "ranks_app.py:40 in forward");
+  // A native program that annotates: its NVTX ranges.
+  const GraphDocument nv = load_graph(test::data_path("origins/nvtx_layers.json"));
+  CHECK(shared_origin(nv.root, {0}).rfind("forward", 0) == 0);
+  // Nothing in common, a node without an origin, or no nodes: nothing.
+  const GraphDocument plain = load_graph(test::data_path("origins/nvtx_layers.no_origins.json"));
+  CHECK(shared_origin(plain.root, {0}).empty());
+  CHECK(shared_origin(em.root, {}).empty());
+  CHECK(shared_origin(act.root, {3, 8}) == "");
+}

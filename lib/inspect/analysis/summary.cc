@@ -54,6 +54,9 @@ GraphSummary summarize(const GraphDocument& doc, size_t top) {
   std::sort(s.top_kernels.begin(), s.top_kernels.end(),
             [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
   if (s.top_kernels.size() > top) s.top_kernels.resize(top);
+  KernelNamer names(kSummaryNameWidth);
+  for (const auto& [name, n] : c.kernels) names.add(name);
+  for (const auto& [name, n] : s.top_kernels) s.top_kernel_names.push_back(names(name));
 
   // Depth and width of the root graph (levels count nodes from a root).
   const auto& nodes = doc.root.nodes;
@@ -129,10 +132,17 @@ std::string format_summary(const GraphDocument& doc, const GraphSummary& s, cons
   for (const auto& [t, n] : s.by_type) out += "  " + padded(t, 18) + " " + std::to_string(n) + "\n";
   if (!s.top_kernels.empty()) {
     out += "\ntop kernels\n";
-    for (const auto& [name, n] : s.top_kernels) {
-      std::snprintf(buf, sizeof buf, "  %6zu  ", n);
-      out += buf + padded(printable(short_kernel_name(name, 52)), 52) + " " +
-             printable(shortened(name, 100)) + "\n";
+    std::vector<std::string> shown;
+    size_t width = 52;  // the name column: wider (up to kSummaryNameWidth) for longer names
+    for (size_t i = 0; i < s.top_kernels.size(); ++i) {
+      const std::string& name = s.top_kernels[i].first;
+      shown.push_back(printable(i < s.top_kernel_names.size() ? s.top_kernel_names[i]
+                                                              : short_kernel_name(name, kSummaryNameWidth)));
+      width = std::min(std::max(width, shown.back().size()), kSummaryNameWidth);
+    }
+    for (size_t i = 0; i < s.top_kernels.size(); ++i) {
+      std::snprintf(buf, sizeof buf, "  %6zu  ", s.top_kernels[i].second);
+      out += buf + padded(shown[i], width) + " " + printable(shortened(s.top_kernels[i].first, 100)) + "\n";
     }
   }
   return out;

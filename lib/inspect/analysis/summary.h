@@ -26,7 +26,13 @@ struct GraphSummary {
   std::vector<std::pair<std::string, size_t>> by_type;       // non-zero counts, fixed order
   std::vector<std::pair<std::string, size_t>> edge_types;    // non-default edge types
   std::vector<std::pair<std::string, size_t>> top_kernels;   // mangled name, count; most first
+  // top_kernels' names as shown: KernelNamer (demangle.h) over every kernel
+  // of the document, so that no two different kernels read the same.
+  std::vector<std::string> top_kernel_names;
 };
+
+/// How wide the summary's kernel names are at most.
+constexpr size_t kSummaryNameWidth = 60;
 
 GraphSummary summarize(const GraphDocument& doc, size_t top = 10);
 

@@ -200,6 +200,73 @@ std::string common_module(const Graph& g, const std::vector<uint32_t>& nodes) {
   return common;
 }
 
+std::string shared_origin(const Graph& g, const std::vector<uint32_t>& nodes) {
+  std::vector<const Origin*> os;
+  for (uint32_t v : nodes) {
+    if (v >= g.nodes.size() || !g.nodes[v].origin || g.nodes[v].origin->empty()) return "";
+    os.push_back(&*g.nodes[v].origin);
+  }
+  if (os.empty()) return "";
+  // The value every origin gives, "" when one differs or gives none.
+  auto same = [&](auto value) {
+    const std::string first = value(*os[0]);
+    for (const Origin* o : os)
+      if (value(*o) != first) return std::string();
+    return first;
+  };
+  std::vector<std::string> parts;
+  if (std::string op = same([](const Origin& o) { return o.op; }); !op.empty()) parts.push_back(op);
+  // Modules dot by dot: the parts all share, an index that differs as "*".
+  bool modules = true;
+  for (const Origin* o : os) modules = modules && !o->modules.empty();
+  if (modules) {
+    std::vector<std::vector<std::string>> names;
+    for (const Origin* o : os) {
+      names.emplace_back();
+      const std::string m = o->module();
+      for (size_t i = 0; i <= m.size();) {
+        size_t j = std::min(m.find('.', i), m.size());
+        names.back().push_back(m.substr(i, j - i));
+        i = j + 1;
+      }
+    }
+    std::string module;
+    for (size_t k = 0;; ++k) {
+      bool all = true, equal = true, digits = true;
+      for (const auto& n : names) {
+        all = all && k < n.size();
+        if (!all) break;
+        equal = equal && n[k] == names[0][k];
+        digits = digits && !n[k].empty() && std::all_of(n[k].begin(), n[k].end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      }
+      if (!all || (!equal && !digits)) break;
+      module += (k ? "." : "") + (equal ? names[0][k] : std::string("*"));
+    }
+    if (!module.empty()) parts.push_back(module);
+  }
+  if (parts.empty()) {
+    std::string where = same([](const Origin& o) {
+      if (o.python.empty()) return std::string();
+      const SourceFrame& f = o.python.front();
+      const size_t slash = f.file.find_last_of('/');
+      return f.file.substr(slash == std::string::npos ? 0 : slash + 1) + ":" + std::to_string(f.line) +
+             (f.function.empty() ? "" : " in " + f.function);
+    });
+    if (where.empty())
+      where = same([](const Origin& o) {
+        std::string r;
+        for (const auto& x : o.nvtx) r += (r.empty() ? "" : " / ") + x.message;
+        return r;
+      });
+    if (where.empty())
+      where = same([](const Origin& o) { return o.native ? o.native->function : std::string(); });
+    if (!where.empty()) parts.push_back(where);
+  }
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
 std::string format_origins(const Graph& g) {
   const OriginCounts c = count_origins(g);
   if (!c.with_origin) return "";

@@ -52,6 +52,14 @@ std::string describe_share(const ModuleShare& s);
 /// when at least one of them has a module; "" otherwise.
 std::string common_module(const Graph& g, const std::vector<uint32_t>& nodes);
 
+/// What nodes share of their origins, in one line for a list of nodes
+/// (diff, ranks): the op and the module, "aten::gelu, model.layers.0.mlp.act_fn",
+/// where a module index differs among them "*" ("model.layers.*.mlp.act_fn");
+/// without either, the innermost Python frame ("ranks_app.py:40 in forward"),
+/// else the NVTX ranges ("forward / layer 3"), else the native function.
+/// "" when they share none of these, or a node has no origin.
+std::string shared_origin(const Graph& g, const std::vector<uint32_t>& nodes);
+
 /// "origins" and "by module" summary lines: "" when no node has an origin.
 std::string format_origins(const Graph& g);
 
