@@ -151,7 +151,8 @@ Handler declare_check(CLI::App& sub) {
                          ->check(finite_in(0, 1e15, "a percentage"));
   c->blocking_fake_opt =
       sub.add_option("--max-blocking-fake-us", c->blocking_fake,
-                     "No blocking fake dependency delays a node more than US microseconds (needs --profile)")
+                     "No blocking node's fake wait (ready to its blocker's end, as the account counts it) over US "
+                     "microseconds, anywhere in the graph (needs --profile)")
           ->check(finite_in(0, 1e15, "a number of microseconds"));
   c->efficiency_opt =
       sub.add_option("--min-critical-path-efficiency", c->efficiency,

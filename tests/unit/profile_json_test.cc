@@ -25,7 +25,7 @@ void check_same(const ProfileReport& a, const ProfileReport& b) {
   CHECK(a.blocking == b.blocking);
   CHECK(a.none == b.none);
   CHECK(a.time_lost_us == b.time_lost_us);
-  CHECK(a.blocking_lane_busy == b.blocking_lane_busy);
+  CHECK(a.lane_busy == b.lane_busy);
   CHECK(a.makespan_us == b.makespan_us);
   CHECK(a.critical_path_us == b.critical_path_us);
   CHECK(a.critical_path == b.critical_path);
@@ -61,6 +61,19 @@ void check_same(const ProfileReport& a, const ProfileReport& b) {
     CHECK(x.blocker == y.blocker);
     CHECK(x.cause == y.cause);
     CHECK(x.lane_busy == y.lane_busy);
+    CHECK(x.fake_wait_us == y.fake_wait_us);
+    CHECK(x.wait == y.wait);
+  }
+  REQUIRE(a.findings.size() == b.findings.size());
+  for (size_t k = 0; k < a.findings.size(); ++k) {
+    CHECK(a.findings[k].kind == b.findings[k].kind);
+    CHECK(a.findings[k].part_us == b.findings[k].part_us);
+    CHECK(a.findings[k].share == b.findings[k].share);
+    CHECK(a.findings[k].from_us == b.findings[k].from_us);
+    CHECK(a.findings[k].to_us == b.findings[k].to_us);
+    CHECK(a.findings[k].what == b.findings[k].what);
+    CHECK(a.findings[k].try_ == b.findings[k].try_);
+    CHECK(a.findings[k].text == b.findings[k].text);
   }
 }
 
@@ -111,7 +124,7 @@ TEST_CASE("a hand-built report with every field set reads back") {
   r.tolerance_us = 0.25;
   r.real = 1, r.fake = 1, r.blocking = 1, r.none = 1;
   r.time_lost_us = 12.125;
-  r.blocking_lane_busy = 1;
+  r.lane_busy = 1;
   r.makespan_us = 40.5;
   r.critical_path_us = 30.25;
   r.critical_path = {0, 1};
@@ -138,7 +151,10 @@ TEST_CASE("a hand-built report with every field set reads back") {
   r.nodes[2].blocking = true;
   r.nodes[2].blocker = 1;
   r.nodes[2].cause = "copy engine";
-  r.nodes[2].lane_busy = true;
+  r.nodes[2].fake_wait_us = 2.25;
+  r.nodes[2].wait = AccountCategory::fake_copy_engine;
+  r.nodes[1].wait = AccountCategory::concurrent;
+  r.nodes[1].lane_busy = true;
   r.nodes[2].lane = Lane{0, 7, 2};
   const std::string text = write_profile_json(r, doc);
   ProfileDocument back = read_profile_json(text, "p.json");

@@ -106,12 +106,23 @@ bool is_fake_wait(AccountCategory c) {
          c == AccountCategory::fake_same_stream || c == AccountCategory::fake_other;
 }
 
-MakespanAccount account_makespan(const Graph& g, const Trace& trace, const TraceJoin& join, double tolerance_us) {
+AccountCategory NodeWait::largest() const {
+  AccountCategory c = AccountCategory::latency;
+  int64_t most = latency_ns;
+  if (fake_ns > most) c = fake, most = fake_ns;
+  if (concurrent_ns > most) c = AccountCategory::concurrent, most = concurrent_ns;
+  if (host_ns > most) c = AccountCategory::host;
+  return c;
+}
+
+MakespanAccount account_makespan(const Graph& g, const Trace& trace, const TraceJoin& join, double tolerance_us,
+                                 double threshold_us, const std::vector<uint32_t>* wait_replays) {
   MakespanAccount out;
   const size_t n = g.nodes.size(), R = join.replays;
   const std::vector<Activity>& acts = trace.activities;
   if (R == 0 || n == 0) return out;
   const int64_t tol = int64_t(std::max(0.0, tolerance_us) * 1000.0);
+  const int64_t thr = int64_t(std::max(0.0, threshold_us) * 1000.0);
   const std::vector<uint32_t> order = topological_order(g, "nodes", "graph");
 
   // Lanes, numbered; each lane's activities of no replay (other work), and
@@ -150,6 +161,15 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
   std::stable_sort(by_makespan.begin(), by_makespan.end(),
                    [&](uint32_t a, uint32_t b) { return accounts[a].makespan < accounts[b].makespan; });
   const uint32_t rep = by_makespan[(by_makespan.size() - 1) / 2];
+  // Which nodes' own delays each replay splits (waits); the chain's, as
+  // the representative's walk split them.
+  std::vector<std::vector<uint32_t>> wait_nodes(R);
+  std::vector<NodeWait> chain_waits;
+  out.waits.assign(n, NodeWait{});
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t want = wait_replays && i < wait_replays->size() ? (*wait_replays)[i] : UINT32_MAX;
+    wait_nodes[want < R ? want : rep].push_back(i);
+  }
 
   // Every replay walks the dependencies of every node, and its chain back
   // from the end: from compact arrays, not from the nodes (648 bytes each,
@@ -267,6 +287,96 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
         na[node].wait_ns += ns;
       }
     };
+    // What bound node i's start: the latest end among its predecessors'
+    // activities (nodes without one pass theirs on), which of them set it,
+    // and through which direct predecessor.
+    struct Bound {
+      int64_t ready;
+      uint32_t pred, direct;
+    };
+    auto bound = [&](uint32_t i) {
+      Bound b{t0, kNoNode, kNoNode};
+      for (auto [d, e] = deps_of(i); d != e; ++d)
+        if ((b.pred == kNoNode || fin[*d] > b.ready) && src[*d] != kNoNode)
+          b.ready = std::max(b.ready, fin[*d]), b.pred = src[*d], b.direct = *d;
+      return b;
+    };
+    // Splits [ready, f) before node i's activity by what held it back:
+    // emit(category, lo, hi) for each part; returns the activity of a fake
+    // wait's blocker, else kNoNode. The one rule of the walk and of every
+    // node's own delay (waits).
+    auto split = [&](uint32_t i, int64_t ready, int64_t f, bool via_host, auto&& emit) {
+      const Activity& a = acts[act[i]];
+      // A fake dependency: the lane's activity that ended last before the
+      // start, after the node was ready, and is not its ancestor.
+      // A memcpy also waits for its copy engine: the latest memcpy of the
+      // same direction on any lane of the device.
+      const int64_t start = int64_t(a.start_ns);
+      uint32_t q = lane_pred(lane[act[i]], start + tol, start, act[i]);
+      if (a.kind == ActivityKind::memcpy && (q == kNoNode || int64_t(acts[q].end_ns) <= ready + tol))
+        for (size_t l = 0; l < L; ++l) {
+          if (l == lane[act[i]]) continue;
+          const uint32_t x = lane_pred(uint32_t(l), start + tol, start, act[i]);
+          if (x != kNoNode && acts[x].device == a.device && acts[x].kind == ActivityKind::memcpy && acts[x].copy == a.copy &&
+              (q == kNoNode || by_end(q, x)))
+            q = x;
+        }
+      bool fake = false, outside = false;
+      if (f - ready > thr && q != kNoNode && int64_t(acts[q].end_ns) > ready + tol && !lane_busy(lane[act[i]], start, act[i])) {
+        const uint32_t qn = q < join.node_of.size() ? join.node_of[q] : kNoNode;
+        outside = qn >= n || join.replay_of[q] != r;
+        fake = outside || !ancestry.path(qn, i);
+      }
+      if (fake) {
+        const Activity& b = acts[q];
+        const bool own = lane[q] == lane[act[i]];
+        const bool copies = a.kind == ActivityKind::memcpy && b.kind == ActivityKind::memcpy;
+        AccountCategory cause = !own || copies ? AccountCategory::fake_copy_engine
+                                : outside      ? AccountCategory::fake_other
+                                : a.channel_type != 0 ? AccountCategory::fake_same_channel
+                                                      : AccountCategory::fake_same_stream;
+        const int64_t qend = std::min<int64_t>(f, b.end_ns);
+        emit(AccountCategory::latency, qend, f);
+        emit(cause, ready, qend);
+        return q;
+      }
+      // The gap after the predecessor: where other work of the replay ran,
+      // concurrent work; the rest launch and dispatch (or a host node).
+      const AccountCategory idle = via_host ? AccountCategory::host : AccountCategory::latency;
+      int64_t at = ready;
+      if (f - ready > tol)
+        for (const auto& [lo, hi] : covered(ready, f)) {
+          emit(idle, at, lo);
+          emit(AccountCategory::concurrent, lo, hi);
+          at = hi;
+        }
+      emit(idle, at, f);
+      return uint32_t(kNoNode);
+    };
+    // A part of a node's delay, into its NodeWait.
+    auto tally = [](NodeWait& w, AccountCategory c, int64_t lo, int64_t hi) {
+      if (hi <= lo) return;
+      if (is_fake_wait(c)) w.fake_ns += hi - lo, w.fake = c;
+      else if (c == AccountCategory::concurrent) w.concurrent_ns += hi - lo;
+      else if (c == AccountCategory::host) w.host_ns += hi - lo;
+      else w.latency_ns += hi - lo;
+    };
+    // Every node's own delay, in the replay asked for.
+    for (uint32_t i : wait_nodes[r]) {
+      if (act[i] == kNoNode) continue;
+      const Bound b = bound(i);
+      const int64_t f = std::max<int64_t>(t0, int64_t(acts[act[i]].start_ns));
+      const int64_t ready = std::min(b.ready, f);
+      NodeWait& w = out.waits[i];
+      w = NodeWait{};
+      w.replay = uint32_t(r);
+      w.blocker = split(i, ready, f, b.direct != kNoNode && hosted[b.direct],
+                        [&](AccountCategory c, int64_t lo, int64_t hi) { tally(w, c, lo, hi); });
+    }
+    // The representative's chain nodes: their delay as the walk splits it
+    // (what the account charges them), in place of the above once all
+    // replays are done.
+    std::vector<NodeWait> walked(r == rep ? n : 0);
     // The node whose activity ended last.
     uint32_t cur = kNoNode;
     for (uint32_t i = 0; i < n; ++i)
@@ -285,76 +395,38 @@ MakespanAccount account_makespan(const Graph& g, const Trace& trace, const Trace
       add(work_of(a), s, f, cur, true);
       f = std::min(f, s);
       if (f <= t0) break;
-      int64_t ready = t0;
-      uint32_t pred = kNoNode, direct = kNoNode;
-      for (auto [d, e] = deps_of(cur); d != e; ++d)
-        if ((pred == kNoNode || fin[*d] > ready) && src[*d] != kNoNode)
-          ready = std::max(ready, fin[*d]), pred = src[*d], direct = *d;
-      ready = std::min(ready, f);
+      const Bound b = bound(cur);
+      const int64_t ready = std::min(b.ready, f);
       // A host node without a record in between: its time is the gap.
-      const bool via_host = direct != kNoNode && hosted[direct];
-      // A fake dependency: the lane's activity that ended last before the
-      // start, after the node was ready, and is not its ancestor.
-      // A memcpy also waits for its copy engine: the latest memcpy of the
-      // same direction on any lane of the device.
-      const int64_t start = int64_t(a.start_ns);
-      uint32_t q = lane_pred(lane[act[cur]], start + tol, start, act[cur]);
-      if (a.kind == ActivityKind::memcpy && (q == kNoNode || int64_t(acts[q].end_ns) <= ready + tol))
-        for (size_t l = 0; l < L; ++l) {
-          if (l == lane[act[cur]]) continue;
-          const uint32_t x = lane_pred(uint32_t(l), start + tol, start, act[cur]);
-          if (x != kNoNode && acts[x].device == a.device && acts[x].kind == ActivityKind::memcpy && acts[x].copy == a.copy &&
-              (q == kNoNode || by_end(q, x)))
-            q = x;
-        }
-      bool fake = false, outside = false;
-      if (q != kNoNode && int64_t(acts[q].end_ns) > ready + tol && !lane_busy(lane[act[cur]], start, act[cur])) {
-        const uint32_t qn = q < join.node_of.size() ? join.node_of[q] : kNoNode;
-        outside = qn >= n || join.replay_of[q] != r;
-        fake = outside || !ancestry.path(qn, cur);
-      }
-      if (fake) {
-        const Activity& b = acts[q];
-        const bool own = lane[q] == lane[act[cur]];
-        const bool copies = a.kind == ActivityKind::memcpy && b.kind == ActivityKind::memcpy;
-        AccountCategory cause = !own || copies ? AccountCategory::fake_copy_engine
-                                : outside      ? AccountCategory::fake_other
-                                : a.channel_type != 0 ? AccountCategory::fake_same_channel
-                                                      : AccountCategory::fake_same_stream;
-        const int64_t qend = std::min<int64_t>(f, b.end_ns);
-        add(AccountCategory::latency, qend, f, cur, false);
-        add(cause, ready, qend, cur, false);
-      } else {
-        // The gap after the predecessor: where other work of the replay ran,
-        // concurrent work; the rest launch and dispatch (or a host node).
-        const AccountCategory idle = via_host ? AccountCategory::host : AccountCategory::latency;
-        int64_t at = ready;
-        if (f - ready > tol)
-          for (const auto& [lo, hi] : covered(ready, f)) {
-            add(idle, at, lo, cur, false);
-            add(AccountCategory::concurrent, lo, hi, cur, false);
-            at = hi;
-          }
-        add(idle, at, f, cur, false);
-      }
+      NodeWait* w = walked.empty() ? nullptr : &walked[cur];
+      if (w) w->replay = uint32_t(r);
+      const uint32_t q = split(cur, ready, f, b.direct != kNoNode && hosted[b.direct],
+                               [&](AccountCategory c, int64_t lo, int64_t hi) {
+                                 add(c, lo, hi, cur, false);
+                                 if (w) tally(*w, c, lo, hi);
+                               });
+      if (w) w->blocker = q;
       f = ready;
-      if (pred == kNoNode) {
+      if (b.pred == kNoNode) {
         add(AccountCategory::latency, t0, f, cur, false);  // the launch, before a root
         f = t0;
       }
-      cur = pred;
+      cur = b.pred;
     }
     if (f > t0) add(AccountCategory::unexplained, t0, f, kNoNode, false);
-    if (r == rep) out.nodes = std::move(na);
+    if (r == rep) out.nodes = std::move(na), chain_waits = std::move(walked);
   };
   // The replays are independent: in parallel, each worker with its own
-  // scratch (only the representative's writes out.nodes and out.segments).
+  // scratch (only the representative's writes out.nodes, out.segments and
+  // chain_waits).
   const unsigned workers = worker_count(R * n, 100000, unsigned(R));
   parallel_slices(R, workers, [&](unsigned, size_t begin, size_t end) {
     Scratch s(g, order, n, L);
     for (size_t r = begin; r < end; ++r) one_replay(r, s.act, s.src, s.fin, s.hosted, s.lanes, s.ancestry);
   });
 
+  for (uint32_t i = 0; i < n && i < chain_waits.size(); ++i)
+    if (out.nodes[i].on_chain && chain_waits[i].replay != UINT32_MAX) out.waits[i] = chain_waits[i];
   out.replay = rep;
   out.replays = uint32_t(live.size());
   out.makespan_ns = accounts[rep].makespan;

@@ -44,8 +44,10 @@ struct CheckRules {
   std::string baseline;  // a graph document path ("" none); relative paths of a
                          // rules file are already resolved against its directory
   std::optional<double> node_count_tolerance_pct;
-  // Needs a profile report: no blocking fake dependency delays a node more
-  // than this many microseconds.
+  // Needs a profile report: no blocking node waits behind its fake
+  // dependency more than this many microseconds (its fake wait, profile.h:
+  // what the account charges it on the chain; off the chain too). The
+  // account share below says what such waits cost the makespan.
   std::optional<double> max_blocking_fake_us;
   // Needs a profile report: critical_path_us / makespan_us at least this.
   std::optional<double> min_critical_path_efficiency;
@@ -76,7 +78,7 @@ struct CheckOffender {
   std::string node;  // "12", or "3/0/1" for node 1 of body 0 of node 3
   std::string node_type;
   std::string kernel_name;  // mangled; empty for non-kernel nodes
-  std::optional<double> delay_us;
+  std::optional<double> delay_us;  // the blocking rule's: the node's fake wait
   std::optional<uint32_t> blocker;
   std::string blocker_node_type;
   std::string blocker_kernel_name;

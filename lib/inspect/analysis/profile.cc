@@ -503,6 +503,53 @@ EndIndex index_by_end(const std::vector<Activity>& acts, const LaneNumbers& lane
   return x;
 }
 
+// The cause of a fake wait, as the report names it.
+const char* cause_of(AccountCategory c) {
+  switch (c) {
+    case AccountCategory::fake_same_channel: return "same channel";
+    case AccountCategory::fake_copy_engine: return "copy engine";
+    case AccountCategory::fake_same_stream: return "same stream";
+    default: return "other";
+  }
+}
+
+// The account's split of each node's delay (NodeWait: in the account's
+// replay for a node on its chain, else in the node's replay of median
+// delay) onto its profile: a fake wait makes it blocking, behind that
+// activity, with that wait as its cost.
+void apply_waits(const MakespanAccount& a, const Trace& trace, const TraceJoin& join, ProfileReport& r) {
+  const std::vector<Activity>& acts = trace.activities;
+  for (size_t i = 0; i < r.nodes.size() && i < a.waits.size(); ++i) {
+    const NodeWait& w = a.waits[i];
+    NodeProfile& p = r.nodes[i];
+    if (!p.replays || w.replay == UINT32_MAX) continue;
+    p.wait_replay = w.replay;
+    p.fake_wait_us = double(w.fake_ns) / 1000.0;
+    p.latency_us = double(w.latency_ns) / 1000.0;
+    p.concurrent_us = double(w.concurrent_ns) / 1000.0;
+    p.host_us = double(w.host_ns) / 1000.0;
+    if (w.fake_ns + w.latency_ns + w.concurrent_ns + w.host_ns > 0) p.wait = w.largest();
+    if (w.fake_ns <= 0 || w.blocker >= acts.size()) continue;
+    p.blocking = true;
+    p.lane_busy = false;  // the rule's: nothing else ran on its lane
+    p.cause = cause_of(w.fake);
+    p.verdict = Verdict::fake;
+    const uint32_t on = w.blocker < join.node_of.size() ? join.node_of[w.blocker] : kNone;
+    const uint32_t replay = w.blocker < join.replay_of.size() ? join.replay_of[w.blocker] : kNone;
+    if (on != kNone && on < r.nodes.size() && replay == w.replay) {
+      p.observed_dependency = p.blocker = on;
+      p.observed_other.clear();
+      p.observed_unassigned = false;
+    } else {
+      const Activity& o = acts[w.blocker];
+      p.observed_dependency.reset();
+      p.blocker.reset();
+      p.observed_other = o.name < trace.names.size() ? trace.names[o.name] : "?";
+      p.observed_unassigned = !join.by_ids && replay != kNone;
+    }
+  }
+}
+
 // The totals of the verdicts, and the time lost to blocking nodes.
 void count_verdicts(ProfileReport& r) {
   for (const NodeProfile& p : r.nodes) {
@@ -518,8 +565,9 @@ void count_verdicts(ProfileReport& r) {
     }
     if (p.blocking) {
       ++r.blocking;
-      r.time_lost_us += p.delay_us;
-      if (p.lane_busy) ++r.blocking_lane_busy;
+      r.time_lost_us += p.fake_wait_us;
+    } else if (p.blocker && p.verdict == Verdict::fake && p.lane_busy) {
+      ++r.lane_busy;
     }
   }
 }
@@ -738,8 +786,9 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
         p.verdict = Verdict::fake;  // outside the graph: no graph path can explain it
       }
       if (blocker == kNone) continue;
+      // The blocker SPEC.md's search finds; whether the node waited behind
+      // it (blocking) is the account's rule (apply_waits below).
       if (on != kNone) p.blocker = on;
-      p.blocking = p.verdict == Verdict::fake;
       const bool own = lane[observed] == bl;
       const Activity& b = acts[bi];
       if (own && p.lane->channel_type != 0) p.cause = "same channel";
@@ -749,16 +798,23 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
       else p.cause = "other";
       // Did B start while other work still ran on its own lane? Then the
       // lane was not serializing B, and the blocker merely ended first:
-      // the delay is dispatch, not a wait. Looks at the next activities
-      // of the lane by end (enough for the overlap that matters).
+      // the delay is dispatch, not a wait (the account's rule says the
+      // same). Looks at the next activities of the lane by end (enough for
+      // the overlap that matters).
       size_t k = first_end_after(lb, le, at_lane[bi], b_start, lane_end);
       for (size_t seen = 0; k < le && seen < 64 && !p.lane_busy; ++k, ++seen)
         p.lane_busy = by_lane[k].activity != bi && by_lane[k].start < b_start;
     }
   });
+  // The account, with each node's delay split in its replay of median
+  // delay (a node on the account's chain: in the account's replay).
+  std::vector<uint32_t> wait_replays(n, UINT32_MAX);
+  for (size_t i = 0; i < n; ++i)
+    if (rep[i].activity != kNone) wait_replays[i] = rep[i].replay;
+  r.account = account_makespan(g, trace, join, tol, thr, &wait_replays);
+  apply_waits(r.account, trace, join, r);
   count_verdicts(r);
   r.makespan_us = median(makespans);
-  r.account = account_makespan(g, trace, join, tol);
 
   critical_path(order, deps, duration, r);
   lane_usage(lanes_per_replay, lane_keys, r);
@@ -767,6 +823,9 @@ ProfileReport analyze_profile(const GraphDocument& doc, const Trace& trace, cons
   r.streams.erase(std::unique(r.streams.begin(), r.streams.end()), r.streams.end());
   // The what-if model, once, for every output to render.
   if (r.account.replays) r.what_if = what_if(doc, r);
+  size_t compute_channels = 0;
+  for (const LaneUsage& u : r.lanes) compute_channels += u.lane.channel_type == 1;
+  r.findings = find_findings(r.account, r.what_if ? &*r.what_if : nullptr, compute_channels);
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "account.h"
+#include "findings.h"
 #include "what_if.h"
 #include "../model/graph.h"
 #include "join.h"
@@ -20,7 +21,7 @@ namespace graphscope {
 
 struct ProfileOptions {
   double threshold_us = 5.0;  // a node is delayed when delay exceeds this
-  double tolerance_us = 2.0;  // how close an end must be to a start to block it
+  double tolerance_us = 2.0;  // how close an end must be to a start (or after ready) to count
   std::optional<uint32_t> exec_graph_id;  // which exec graph's records; default: the document's, else the only one
   std::vector<uint32_t> launches;         // which graph launches (correlation ids); default: all that match
 };
@@ -43,13 +44,35 @@ struct NodeProfile {
   std::optional<uint32_t> observed_dependency;  // node index
   std::string observed_other;  // name of an observed activity outside the graph
   Verdict verdict = Verdict::none;
+  // Blocking: the node waited behind a fake dependency, by the makespan
+  // account's rule (account.h, NodeWait), in the replay its delay is split
+  // in (wait_replay: the account's for a node on its chain, else the
+  // node's replay of median delay):
+  // delayed past the threshold, its lane's (or, a copy, its copy engine's)
+  // last activity before its start is no ancestor, ended more than the
+  // tolerance after the node was ready, and nothing else ran on its lane
+  // when it started. That activity is its blocker and observed dependency,
+  // and fake_wait_us, from ready to the blocker's end, its cost: what the
+  // account charges as a fake wait when the node is on the chain.
   bool blocking = false;
+  // The blocker: a blocking node's; else, for a node delayed past the
+  // threshold, the activity that ended last within the tolerance before its
+  // start (its own lane preferred; SPEC.md's search), which only orders it.
   std::optional<uint32_t> blocker;  // node index
-  std::string cause;                // "same channel", "copy engine", "other"; empty without a blocker
-  // With a blocker: other work was still running on the node's own lane when
-  // it started, so the lane was not serializing it (a dispatch delay: e.g.
-  // many branches launched one by one onto one channel, overlapping).
+  std::string cause;                // "same channel", "copy engine", "same stream", "other"; empty without a blocker
+  // With a blocker that does not block: other work was still running on the
+  // node's own lane when it started, so the lane was not serializing it (a
+  // dispatch delay: e.g. many branches launched one by one onto one
+  // channel, overlapping).
   bool lane_busy = false;
+  // The node's delay, split as the account splits it (NodeWait), in
+  // wait_replay. A report read from JSON has no split (latency_us -1);
+  // one of an older graphscope, no fake wait either: a blocking node's
+  // fake_wait_us is then its delay.
+  double fake_wait_us = 0;  // > 0 exactly when blocking
+  double latency_us = -1, concurrent_us = 0, host_us = 0;
+  std::optional<AccountCategory> wait;  // the largest part of its delay; none without a split
+  uint32_t wait_replay = UINT32_MAX;    // the replay of the split; UINT32_MAX: none
   std::optional<Assignment> assignment;  // how its records were assigned (join.h)
   bool observed_unassigned = false;      // observed a record of the graph's launch that has no node
 };
@@ -67,8 +90,8 @@ struct ProfileReport {
   std::vector<NodeProfile> nodes;  // one per root-graph node, in index order
   // Totals.
   size_t real = 0, fake = 0, blocking = 0, none = 0;
-  double time_lost_us = 0;  // sum of delay over blocking nodes
-  size_t blocking_lane_busy = 0;  // blocking nodes that started while their lane ran other work
+  double time_lost_us = 0;  // the blocking nodes' fake waits, summed
+  size_t lane_busy = 0;     // nodes with a fake blocker whose lane ran other work: dispatch, not blocking
   double makespan_us = 0;   // median over replays: first start to last end
   double critical_path_us = 0;  // longest path of the graph with measured durations
   std::vector<uint32_t> critical_path;
@@ -101,6 +124,9 @@ struct ProfileReport {
   // (fitted_us and replays_simulated absent in reports written before they
   // existed). Every output renders this one.
   std::optional<WhatIf> what_if;
+  // What to try, from the account and the what-if (findings.h): made by
+  // analyze_profile, or as a report read from JSON wrote them.
+  std::vector<Finding> findings;
 };
 inline constexpr size_t kReplayTimesLimit = 500000;
 

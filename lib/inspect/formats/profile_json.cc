@@ -87,6 +87,8 @@ void write_node_line(NodeLine& w, const NodeProfile& p, const Node& n, LaneNames
   p.blocker ? w.value(uint64_t(*p.blocker)) : w.null();
   w.key("cause");
   p.cause.empty() ? w.null() : w.value(std::string_view(p.cause));
+  if (p.blocking) w.key("fake_wait_us").value(p.fake_wait_us);
+  if (p.wait) w.key("wait").value(account_key(*p.wait));
   if (p.lane) w.key("lane").value(std::string_view(lane_name(*p.lane)));
   if (p.stream) w.key("stream").value(uint64_t(*p.stream));
   if (p.assignment && *p.assignment != Assignment::id) w.key("assignment").value(to_string(*p.assignment));
@@ -141,7 +143,7 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
   w.key("real").value(uint64_t(r.real)).key("fake").value(uint64_t(r.fake));
   w.key("blocking").value(uint64_t(r.blocking)).key("none").value(uint64_t(r.none));
   w.key("time_lost_us").value(r.time_lost_us);
-  w.key("blocking_lane_busy").value(uint64_t(r.blocking_lane_busy));
+  w.key("lane_busy").value(uint64_t(r.lane_busy));
   w.key("makespan_us").value(r.makespan_us);
   w.key("critical_path_us").value(r.critical_path_us);
   w.key("nodes_without_records").value(uint64_t(r.nodes_without_records));
@@ -186,7 +188,19 @@ std::string write_profile_json(const ProfileReport& r, const GraphDocument& doc)
     w.key("zero_latency_us").value(wi.zero_latency_us);
     if (wi.fitted_us) w.key("fitted_us").value(*wi.fitted_us);
     if (wi.replays_simulated) w.key("replays_simulated").value(*wi.replays_simulated);
+    if (wi.gap_nodes) w.key("gap_nodes").value(*wi.gap_nodes);
     w.end_object();
+  }
+  if (r.account.replays) {
+    // What to try (findings.h); an empty list: nothing stands out.
+    w.key("findings").begin_array();
+    for (const Finding& f : r.findings) {
+      w.begin_object().key("kind").value(finding_key(f.kind));
+      w.key("part_us").value(f.part_us).key("share").value(f.share);
+      w.key("from_us").value(f.from_us).key("to_us").value(f.to_us);
+      w.key("what").value(f.what).key("try").value(f.try_).key("text").value(f.text).end_object();
+    }
+    w.end_array();
   }
   w.key("nodes").begin_array();
   // The document is the writer's text around the nodes' lines, which are
@@ -269,7 +283,8 @@ void read_summary(const JsonRead& r, uint32_t summary, ProfileReport& p) {
                                                     {"fake", &p.fake},
                                                     {"blocking", &p.blocking},
                                                     {"none", &p.none},
-                                                    {"blocking_lane_busy", &p.blocking_lane_busy},
+                                                    {"lane_busy", &p.lane_busy},
+                                                    {"blocking_lane_busy", &p.lane_busy},  // an older report's name
                                                     {"nodes_without_records", &p.nodes_without_records},
                                                     {"unmatched_records", &p.unmatched_records},
                                                     {"other_records", &p.other_records}};
@@ -334,7 +349,7 @@ void read_indices(const JsonRead& r, uint32_t v, const char* key, uint32_t limit
   for (uint32_t i = 0; i < n; ++i) {
     const JsonPath e(at, i);
     uint32_t x = r.u32(r.tape().element(v, i), e);
-    if (x >= limit) r.fail(e, std::to_string(x) + " is not a node index (the report has " + std::to_string(limit) + " nodes)");
+    if (x >= limit) r.fail(e, std::to_string(x) + " is not a node index (the report has " + plural(limit, "node", "nodes") + ")");
     out.push_back(x);
   }
 }
@@ -364,7 +379,7 @@ void read_node(const JsonRead& r, uint32_t o, const JsonPath& path, uint32_t n, 
     uint64_t d = r.count(x, JsonPath(path, "observed_dependency"), "a node index or null");
     if (d >= n)
       r.fail(JsonPath(path, "observed_dependency"),
-             std::to_string(d) + " is not a node index (the report has " + std::to_string(n) + " nodes)");
+             std::to_string(d) + " is not a node index (the report has " + plural(n, "node", "nodes") + ")");
     f.observed_dependency = uint32_t(d);
   });
   optional_member(r, o, "observed_other", [&](uint32_t x) {
@@ -380,10 +395,21 @@ void read_node(const JsonRead& r, uint32_t o, const JsonPath& path, uint32_t n, 
     uint64_t b = r.count(v, JsonPath(path, "blocker"), "a node index or null");
     if (b >= n)
       r.fail(JsonPath(path, "blocker"),
-             std::to_string(b) + " is not a node index (the report has " + std::to_string(n) + " nodes)");
+             std::to_string(b) + " is not a node index (the report has " + plural(n, "node", "nodes") + ")");
     f.blocker = uint32_t(b);
   }
   optional_member(r, o, "cause", [&](uint32_t x) { f.cause = std::string(r.string(x, JsonPath(path, "cause"), 256)); });
+  // A blocking node's fake wait; a report of an older graphscope has none:
+  // its cost was its delay.
+  if (f.blocking) f.fake_wait_us = f.delay_us;
+  optional_member(r, o, "fake_wait_us",
+                  [&](uint32_t x) { f.fake_wait_us = r.non_negative(x, JsonPath(path, "fake_wait_us")); });
+  optional_member(r, o, "wait", [&](uint32_t x) {
+    AccountCategory c;
+    if (!parse_account_key(r.string(x, JsonPath(path, "wait"), 64), &c))
+      r.fail(JsonPath(path, "wait"), "is not a category of the account");
+    f.wait = c;
+  });
   optional_member(r, o, "lane", [&](uint32_t x) {
     Lane l;
     if (!parse_lane(r.string(x, JsonPath(path, "lane"), 256), &l))
@@ -399,9 +425,10 @@ void read_node(const JsonRead& r, uint32_t o, const JsonPath& path, uint32_t n, 
              quoted(s, 64) + " is not \"id\", \"unique\", \"order\", \"interchangeable\" or \"ambiguous\"");
     f.assignment = a;
   });
-  // Blocking means a blocker and a fake verdict (SPEC.md); a report saying
+  // Blocking means a fake verdict, a delay and what the node waited behind:
+  // a blocker, or work outside the graph (observed_other); a report saying
   // otherwise would make the blocking rule guess.
-  if (f.blocking && (f.verdict != Verdict::fake || !f.blocker || !timed))
+  if (f.blocking && (f.verdict != Verdict::fake || (!f.blocker && f.observed_other.empty()) || !timed))
     r.fail(JsonPath(path, "blocking"), "is true without a fake verdict, a blocker and a delay");
 }
 
@@ -491,6 +518,7 @@ ProfileDocument read_profile_json(std::string_view text, const std::string& orig
     optional_member(r, v, "fitted_us", [&](uint32_t y) { x.fitted_us = r.number(y, JsonPath(at, "fitted_us")); });
     optional_member(r, v, "replays_simulated",
                     [&](uint32_t y) { x.replays_simulated = r.u64(y, JsonPath(at, "replays_simulated")); });
+    optional_member(r, v, "gap_nodes", [&](uint32_t y) { x.gap_nodes = r.u64(y, JsonPath(at, "gap_nodes")); });
     p.what_if = x;
   });
   p.nodes.resize(n);
@@ -505,6 +533,33 @@ ProfileDocument read_profile_json(std::string_view text, const std::string& orig
              "is " + std::to_string(index) + ", expected " + std::to_string(i) + " (nodes in index order)");
     p.nodes[i].index = i;
     read_node(r, o, path, n, p.nodes[i], d.nodes[i]);
+  }
+  // What to try, as written; a report written before findings existed gets
+  // them from its account and what-if.
+  const uint32_t findings = r.find(root, "findings");
+  if (findings != kJsonAbsent) {
+    each_object(r, findings, JsonPath("findings"), "an array of findings", [&](uint32_t o, const JsonPath& e) {
+      Finding f;
+      const std::string_view kind = r.string(r.required(o, "kind", e), JsonPath(e, "kind"), 64);
+      if (!parse_finding_key(kind, &f.kind))
+        r.fail(JsonPath(e, "kind"), quoted(kind, 64) + " is not \"channel\", \"copy_engine\" or \"latency\"");
+      auto num = [&](const char* key, double& out) { out = r.non_negative(r.required(o, key, e), JsonPath(e, key)); };
+      num("part_us", f.part_us);
+      num("share", f.share);
+      num("from_us", f.from_us);
+      num("to_us", f.to_us);
+      auto text = [&](const char* key, std::string& out) {
+        out = std::string(r.string(r.required(o, key, e), JsonPath(e, key), 4096));
+      };
+      text("what", f.what);
+      text("try", f.try_);
+      text("text", f.text);
+      p.findings.push_back(std::move(f));
+    });
+  } else {
+    size_t compute_channels = 0;
+    for (const LaneUsage& u : p.lanes) compute_channels += u.lane.channel_type == 1;
+    p.findings = find_findings(p.account, p.what_if ? &*p.what_if : nullptr, compute_channels);
   }
   return d;
 }

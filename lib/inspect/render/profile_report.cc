@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "../core/demangle.h"
+#include "delay_scale.h"
 #include "../model/origin_view.h"
 #include "../analysis/simulate.h"
 #include "../core/text.h"
@@ -12,10 +13,11 @@
 namespace graphscope {
 namespace {
 
-// A node's name for the text: the kernel's, escaped for the terminal.
-std::string node_name(const GraphDocument& doc, uint32_t i) {
+// A node's name for the text: the kernel's as the report's namer tells it
+// from the graph's other kernels, escaped for the terminal.
+std::string node_name(const GraphDocument& doc, uint32_t i, const KernelNamer& names) {
   const Node& n = doc.root.nodes[i];
-  if (n.type == NodeType::kernel) return printable(short_kernel_name(n.kernel_name, 36));
+  if (n.type == NodeType::kernel) return printable(names(n.kernel_name));
   return std::string(to_string(n.type));
 }
 
@@ -24,9 +26,27 @@ std::string verdict_of(const ProfileReport& r, const NodeProfile& p) {
   return std::string(to_string(p.verdict)) + (uncertain_verdict(r, p.index) ? "?" : "");
 }
 
+// A node's delay in the account's terms (NodeWait): "dependency latency
+// 16.88 us, concurrent work 10.26 us"; empty without a split.
+std::string delay_parts(const NodeProfile& p) {
+  if (p.latency_us < 0) return "";
+  std::string out;
+  auto part = [&](const char* what, double us) {
+    if (us > 0) out += std::string(out.empty() ? "" : ", ") + what + " " + fmt("%.2f", us) + " us";
+  };
+  if (p.blocking) part("fake wait", p.fake_wait_us);
+  part("dependency latency", p.latency_us);
+  part("concurrent work", p.concurrent_us);
+  part("host nodes", p.host_us);
+  return out;
+}
+
 }  // namespace
 
 std::string format_profile(const ProfileReport& r, const GraphDocument& doc, size_t top) {
+  KernelNamer names(36);
+  for (const Node& n : doc.root.nodes)
+    if (n.type == NodeType::kernel) names.add(n.kernel_name);
   std::string out;
   char buf[512];
   // Every value is one line, any name in it escaped and whole.
@@ -77,14 +97,20 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
                fmt("%.0f", acc.makespan_ns ? 100.0 * double(big[k]->ns) / double(acc.makespan_ns) : 0.0) + "%)";
     line("account", parts.empty() ? std::string("nothing to account for") : parts);
   }
-  if (r.blocking_lane_busy)
-    line("note", std::to_string(r.blocking_lane_busy) + " of the " + std::to_string(r.blocking) +
-                     " blocking nodes started while other work still ran on their own lane: that lane was not "
-                     "serializing them, their blocker only ended first; their delay is dispatch (work launched one "
-                     "by one), not a wait for the blocker");
+  if (r.lane_busy)
+    line("note", plural(r.lane_busy, "fake dependency", "fake dependencies") + " with a blocker started while other work " +
+                     "still ran on " + (r.lane_busy == 1 ? "its" : "their") + " own lane: that lane was not serializing " +
+                     (r.lane_busy == 1 ? "it" : "them") + ", the blocker only ended first; not blocking: the delay is " +
+                     "dispatch (work launched one by one), which the account counts as dependency latency and " +
+                     "concurrent work");
   line("records", std::to_string(r.nodes_without_records) + " nodes without a record, " +
                       std::to_string(r.unmatched_records) + " records matching no node, " +
                       std::to_string(r.other_records) + " records of other work");
+  // What to try (findings.h), each with the numbers behind it.
+  if (acc.replays) {
+    if (r.findings.empty()) line("findings", no_findings(acc, r.what_if ? &*r.what_if : nullptr));
+    for (size_t k = 0; k < r.findings.size(); ++k) line(k ? "" : "findings", r.findings[k].text);
+  }
   // Worst delays first.
   std::vector<uint32_t> idx;
   for (const auto& p : r.nodes)
@@ -119,7 +145,7 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
     }
   }
   if (acc.replays && r.what_if) out += "\n" + format_what_if(*r.what_if);
-  out += "\nworst delays (us, medians; blocked nodes' delays summed: " + fmt("%.1f", r.time_lost_us) +
+  out += "\nworst delays (us, medians; blocking nodes' fake waits summed: " + fmt("%.1f", r.time_lost_us) +
          " us, they may overlap)\n";
   const bool modules = count_origins(doc.root).with_module > 0;
   auto module_of = [&](uint32_t i) {
@@ -132,13 +158,14 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
   for (uint32_t i : idx) {
     const auto& p = r.nodes[i];
     std::string obs = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " +
-                                                  node_name(doc, *p.observed_dependency)
+                                                  node_name(doc, *p.observed_dependency, names)
                       : !p.observed_other.empty()
                           ? "(outside the graph) " + printable(short_kernel_name(p.observed_other, 30))
                           : "-";
-    if (p.blocking) obs += " [blocking, " + printable(p.cause) + (p.lane_busy ? ", lane busy" : "") + "]";
+    if (p.blocking) obs += " [blocking, " + printable(p.cause) + ": fake wait " + fmt("%.2f", p.fake_wait_us) + "]";
+    else if (p.lane_busy && p.verdict == Verdict::fake) obs += " [lane busy: dispatch]";
     std::snprintf(buf, sizeof buf, "  %5u  ", i);
-    std::string row = buf + padded(node_name(doc, i), 36);
+    std::string row = buf + padded(node_name(doc, i, names), 36);
     std::snprintf(buf, sizeof buf, " %9.2f %9.2f %9.2f  %-7s ", p.delay_us, p.ready_us, p.start_us,
                   verdict_of(r, p).c_str());
     out += row + buf + obs + module_of(i) + "\n";
@@ -149,14 +176,28 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
     if (!any_fake) out += "\nfake dependencies (no graph path explains the order)\n";
     any_fake = true;
     std::string from = p.observed_dependency ? std::to_string(*p.observed_dependency) + " " +
-                                                   node_name(doc, *p.observed_dependency)
+                                                   node_name(doc, *p.observed_dependency, names)
                                              : "(outside the graph) " + printable(p.observed_other);
     std::snprintf(buf, sizeof buf, "  %5u ", p.index);
-    out += buf + padded(node_name(doc, p.index), 36) + " after " + padded(from, 40) + " " +
-           (p.blocking ? "blocking: " + printable(p.cause) : std::string("ordering only"));
-    std::snprintf(buf, sizeof buf, ", delay %.2f us%s\n", p.delay_us,
-                  uncertain_verdict(r, p.index) ? " (assignment ambiguous)" : "");
-    out += buf;
+    out += buf + padded(node_name(doc, p.index, names), 36) + " after " + padded(from, 40) + " ";
+    if (p.blocking)
+      out += "blocking: " + printable(p.cause);
+    else
+      out += std::string("ordering only") + (p.lane_busy && p.blocker ? " (lane busy: dispatch)" : "");
+    out += ", delay " + fmt("%.2f", p.delay_us) + " us";
+    // What the delay was, in the account's terms (a blocking node's
+    // always), in the replay it was split in: with that replay's delay
+    // where it is not the median (replays that disagree; a node on the
+    // account's chain is split in the account's replay).
+    const std::string parts = delay_parts(p);
+    if (!parts.empty() && (p.blocking || p.delay_us > r.threshold_us)) {
+      const double split = p.fake_wait_us + p.latency_us + p.concurrent_us + p.host_us;
+      if (std::fabs(split - p.delay_us) > 0.005 * p.delay_us + 0.01)
+        out += " (median; " + fmt("%.2f", split) + " us in replay " + std::to_string(p.wait_replay) + ": " + parts + ")";
+      else
+        out += ": " + parts;
+    }
+    out += uncertain_verdict(r, p.index) ? " (assignment ambiguous)\n" : "\n";
   }
   out += "\ncritical path (" + fmt("%.1f", r.critical_path_us) + " us)\n  ";
   for (size_t k = 0; k < r.critical_path.size(); ++k) {
@@ -165,7 +206,7 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
       out += "... (" + std::to_string(r.critical_path.size() - 15) + " more) -> ";
       k = r.critical_path.size() - 3;
     }
-    out += std::to_string(r.critical_path[k]) + " " + node_name(doc, r.critical_path[k]);
+    out += std::to_string(r.critical_path[k]) + " " + node_name(doc, r.critical_path[k], names);
   }
   if (!group_kind(doc.root).empty()) {
     // Where the graph's time went, by the part of the model that made it.
@@ -201,28 +242,27 @@ std::string format_profile(const ProfileReport& r, const GraphDocument& doc, siz
 
 DotOverlay profile_overlay(const ProfileReport& r) {
   DotOverlay o;
-  double worst = 0;
-  for (const auto& p : r.nodes)
-    if (p.replays) worst = std::max(worst, p.delay_us);
   for (const auto& p : r.nodes) {
     if (!p.replays) {
-      o.fill.emplace_back();
+      o.fill.emplace_back(kNoRecordFill);
+      o.font.emplace_back(text_on(kNoRecordFill));
+      o.rank.push_back(-1);
       o.note.push_back("no record");
       continue;
     }
-    // White -> yellow -> red as the delay grows towards the worst one.
-    double x = worst > 0 ? std::clamp(p.delay_us / worst, 0.0, 1.0) : 0;
-    int g = int(std::lround(255 * (x < 0.5 ? 1.0 : 2 * (1 - x))));
-    int b = int(std::lround(255 * (x < 0.5 ? 1 - 2 * x : 0.0)));
-    char color[8];
-    std::snprintf(color, sizeof color, "#ff%02x%02x", g, b);
-    o.fill.push_back(color);
+    // The same colour for the same delay on every graph: by the threshold
+    // (delay_scale.h), with a label colour that reads on it.
+    const size_t band = delay_band(p.delay_us, r.threshold_us);
+    o.fill.emplace_back(kDelayBands[band].fill);
+    o.font.emplace_back(text_on(kDelayBands[band].fill));
+    o.rank.push_back(int(band));
     std::string note = "delay " + fmt("%.2f", p.delay_us) + " us";
     if (p.verdict != Verdict::none) note += ", " + verdict_of(r, p);
     if (p.blocking) note += " (blocking: " + p.cause + ")";
     o.note.push_back(note);
   }
-  o.legend.push_back("fill: median delay, white 0 to red " + fmt("%.2f", worst) + " us");
+  o.legend.push_back("fill: median delay against the threshold " + fmt("%.2f", r.threshold_us) +
+                     " us: white under half, yellow to it, orange past it, red past 4 x; grey: no record");
   o.legend.push_back(std::to_string(r.fake) + " fake dependencies (" + std::to_string(r.blocking) + " blocking), " +
                      std::to_string(r.replays) + " replays");
   return o;
