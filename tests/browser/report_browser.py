@@ -5,7 +5,13 @@ recordings in tests/data by the graphscope binary under test; for each the
 page must load with no console error, show the document's node count, find
 and select a kernel by name, show a node's details when it is clicked with
 the mouse, and show an account whose parts add up to the makespan; a graph of
-hostile names must show its picture, not an XML error. A screenshot of each
+hostile names must show its picture, not an XML error. On a profile, a diff
+and a run directory page every node is selected and what its details show is
+checked against the document it came from (`profile --json`, `diff --json`,
+`ranks --json`); every shape's colour is checked against the rule it follows
+(the delay's band of the threshold, the diff status of all the nodes it
+draws), the legend must explain them, a fitted picture must keep its labels
+readable and the details must stay inside the window. A screenshot of each
 page is written to --out (CI keeps it as an artifact).
 
 Exit 0 pass, 1 fail, 77 skipped (no chromium, chromedriver or Selenium; with
@@ -173,6 +179,12 @@ def check_account(b):
 NUM = r"(-?[0-9]+(?:\.[0-9]+)?) \u00b5s"
 
 
+def profile_json(gs, graph, trace):
+    r = subprocess.run([gs, "profile", "--graph", graph, "--trace", trace, "--json"], capture_output=True, text=True)
+    check(r.returncode == 0, "graphscope profile --json: exit %d: %s" % (r.returncode, r.stderr.strip()))
+    return json.loads(r.stdout)
+
+
 def check_every_node(b, gs, graph, trace, gi=0):
     """Selects every node of graph gi as a click does and checks its details
     against `graphscope profile --json` of the same inputs: no null,
@@ -190,6 +202,11 @@ def check_every_node(b, gs, graph, trace, gi=0):
             (tr) => [tr.children[0].textContent, tr.children[1] ? tr.children[1].textContent : ''])];""", gi, v)
         text, table = rows[0], dict(rows[1])
         check(not re.search(r"\bnull\b|undefined|NaN", text), "node %d's details read %r" % (v, text[:300]))
+        if not want["replays"]:
+            # No record: the page must say so, not show times it does not have.
+            check("no record" in table.get("profile", "") and "delay" not in table and "start" not in table,
+                  "node %d has no record, the page shows %r" % (v, table))
+            continue
         verdict = table.get("verdict", "")
         check(verdict.split(" ")[0] == want["verdict"], "node %d: the page says verdict %r, the report %r" % (v, verdict, want["verdict"]))
         delay = re.match(NUM, table.get("delay", ""))
@@ -201,6 +218,309 @@ def check_every_node(b, gs, graph, trace, gi=0):
             head, lo, hi = (float(x) for x in m[:3])
             check(lo <= head <= hi, "node %d: duration %r outside its own range" % (v, d))
     return len(nodes)
+
+
+def page_data(b):
+    """The page's own data (the JSON the C++ side wrote into #gs-data)."""
+    return b.js("return JSON.parse(document.getElementById('gs-data').textContent)")
+
+
+def shapes_of(data, gi):
+    """Shape name (the SVG <title>) -> the nodes it draws, in node order."""
+    g = data["graphs"][gi]
+    out = {}
+    for v, s in enumerate(g["shape"]):
+        if s is not None and s >= 0:
+            out.setdefault(data["strings"][s], []).append(v)
+    return out
+
+
+def luminance(rgb):
+    def lin(c):
+        c /= 255.0
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (int(rgb[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+
+
+def contrast(x, y):
+    a, b = luminance(x), luminance(y)
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+# The delay rule the legend states: bands start at these multiples of the
+# profile's threshold; a node's band is the last one its delay reaches.
+BAND_STARTS = (0.0, 0.5, 1.0, 2.0, 4.0)
+
+
+def delay_band(delay, threshold):
+    band = 0
+    for k, f in enumerate(BAND_STARTS):
+        if k and delay > 0 and delay >= f * threshold:
+            band = k
+    return band
+
+
+def us_text(x):
+    """report.js's us(): microseconds as the page writes them."""
+    a = abs(x)
+    return ("%.1f" % x if a >= 100 else "%.2f" % x if a >= 1 else "%.3f" % x) + " \u00b5s"
+
+
+def shape_paint(b, view):
+    """title -> (fill of its outline, [fills of its texts]) for every shape of a view."""
+    return {t: (f, tf) for t, f, tf in b.js("""
+      return Array.from(document.querySelectorAll('#' + arguments[0] + ' g.node')).map((g) => {
+        const s = g.querySelector('polygon, path, ellipse');
+        return [g.querySelector('title').textContent, s ? s.getAttribute('fill') : null,
+                Array.from(g.querySelectorAll('text')).map((t) => t.getAttribute('fill'))];
+      });""", view)}
+
+
+def check_delay_colours(b, prof, gi=0, view="gs-view-0"):
+    """Every shape of a profiled picture is filled by the threshold rule
+    (the strongest band among the nodes a box of several is drawn from;
+    grey without a record), its labels in the colour that reads on the
+    fill; the legend shows the bands in microseconds and explains every
+    verdict word. Returns the shapes checked and the bands seen."""
+    import re
+    data = page_data(b)
+    g, bands = data["graphs"][gi], data["delay_bands"]
+    check([x["from"] for x in bands] == list(BAND_STARTS),
+          "the page's delay bands %r are not the documented rule" % [x["from"] for x in bands])
+    for k in range(1, len(bands)):
+        check(luminance(bands[k]["fill"]) < luminance(bands[k - 1]["fill"]), "band %d is not stronger than band %d" % (k, k - 1))
+    th = prof["threshold_us"]
+    nodes = prof["nodes"]
+    paint = shape_paint(b, view)
+    checked, seen = 0, set()
+    for name, drawn in shapes_of(data, gi).items():
+        if name not in paint:
+            continue
+        # The nodes the shape is drawn from: a folded repeat draws copy 1's.
+        own = [v for v in drawn if g["repeat"][v] < 0 or g["copy"][v] == 0] or drawn
+        want = max(delay_band(nodes[v]["delay_us"], th) if nodes[v]["replays"] else -1 for v in own)
+        fill = bands[want]["fill"] if want >= 0 else data["no_record_fill"]
+        got, texts = paint[name]
+        check(got is not None and got.lower() == fill.lower(),
+              "%s (nodes %s, delays %s us, threshold %s us) is filled %s, the rule gives %s"
+              % (name, own[:4], [nodes[v]["delay_us"] for v in own[:4]], th, got, fill))
+        ink = "#ffffff" if contrast(fill, "#ffffff") > contrast(fill, "#000000") else "#000000"
+        check(contrast(fill, ink) >= 4.5, "%s: its label reads %.1f:1 on %s" % (name, contrast(fill, ink), fill))
+        for t in texts:
+            check((t or "#000000").lower() in (("#ffffff", "white") if ink == "#ffffff" else ("#000000", "black")),
+                  "%s: a label in %s on %s (it reads in %s)" % (name, t, fill, ink))
+        checked += 1
+        seen.add(want)
+    legend = b.js("const l = document.getElementById('gs-legend'); return l && [l.textContent, l.dataset.thresholdUs, "
+                  "Array.from(l.querySelectorAll('.lg-band .lg-sw')).map((s) => getComputedStyle(s).backgroundColor)]")
+    check(legend, "the page has no legend")
+    text, shown_th, swatches = legend
+    check(abs(float(shown_th) - th) < 1e-9, "the legend's threshold %s is not the profile's %s us" % (shown_th, th))
+    for word in ("real", "fake", "none", "blocking", "?", "\u00b5s", "no record", "threshold of " + us_text(th)):
+        check(word in text, "the legend does not explain %r: %r" % (word, text[:400]))
+    for k in range(1, len(bands)):
+        check(us_text(bands[k]["from"] * th) in text,
+              "the legend does not give band %d's start %s: %r" % (k, us_text(bands[k]["from"] * th), text[:400]))
+
+    def rgb(h):
+        return "rgb(%d, %d, %d)" % tuple(int(h[i:i + 2], 16) for i in (1, 3, 5))
+    check(swatches == [rgb(x["fill"]) for x in bands] + [rgb(data["no_record_fill"])],
+          "the legend's swatches %r are not the bands' fills" % swatches)
+    return checked, sorted(seen)
+
+
+def check_readable_fit(b, views):
+    """A fitted picture keeps its labels readable: a scale of at least the
+    page's minimum (its 10 pt labels at 8 px or more)."""
+    least = b.js("return window.graphscopeMinScale")
+    check(least and least >= 0.8, "the page sets no minimum scale (%r)" % least)
+    scales = []
+    for view in views:
+        k = b.js("const s = document.querySelector('#' + arguments[0] + ' svg'); return s ? s.getScreenCTM().a : null", view)
+        check(k is not None and k >= least * 0.99, "%s opens at scale %.2f: its labels are %.1f px" % (view, k or 0, 10 * (k or 0)))
+        scales.append(k)
+    return scales
+
+
+def check_details_fit(b):
+    """The details stay inside the window whatever they list, and their
+    text inside them (wrapped, or cut with the whole on hover): no
+    sideways scrolling."""
+    w = b.js("const d = document.getElementById('details'), r = d.getBoundingClientRect();"
+             "return [r.left, r.right, window.innerWidth, document.documentElement.scrollWidth, d.scrollWidth, d.clientWidth]")
+    check(w[1] <= w[2] + 0.5 and w[3] <= w[2] + 0.5,
+          "the details reach %d px in a window of %d (the page is %d px wide)" % (w[1], w[2], w[3]))
+    check(w[4] <= w[5] + 1, "the details' text is %d px wide in %d px: it scrolls sideways" % (w[4], w[5]))
+
+
+def click_shape(b, view, title):
+    """A click on a shape, as the mouse gives it (through the picture's own handler)."""
+    b.js("""const t = Array.from(document.querySelectorAll('#' + arguments[0] + ' g.node title')).find((x) => x.textContent === arguments[1]);
+            t.parentNode.querySelector('polygon, path, ellipse, text').dispatchEvent(new MouseEvent('click', { bubbles: true }));""",
+         view, title)
+
+
+def check_many_selected(b, view="gs-view-0", least=8):
+    """Clicks the shape that draws the most nodes (at least `least`, with the
+    longest names): the details list them and stay inside the window."""
+    data = page_data(b)
+    gi = int(view.rsplit("-", 1)[1])
+    shapes = shapes_of(data, gi)
+    name = max(shapes, key=lambda s: (len(shapes[s]), max(len(data["strings"][data["graphs"][gi]["name"][v]]) for v in shapes[s])))
+    check(len(shapes[name]) >= least, "no shape draws %d nodes (at most %d)" % (least, len(shapes[name])))
+    click_shape(b, view, name)
+    listed = b.js("return document.querySelectorAll('#details .results span.link').length")
+    check(listed == len(shapes[name]), "clicking %s (%d nodes) lists %d" % (name, len(shapes[name]), listed))
+    check_details_fit(b)
+    return len(shapes[name])
+
+
+def check_ranks_numbers(b, ranks):
+    """The ranks section's numbers (cells that carry data-key and
+    data-value: makespans, critical paths, time in and waited at
+    collectives, arrived last) against `graphscope ranks --json`: each
+    value as the document has it, its text as report.js's us() writes it.
+    Returns the numbers checked."""
+    cells = b.js("""return Array.from(document.querySelectorAll('#gs-ranks td[data-key]')).map((td) => {
+        const table = td.closest('table'), tr = td.closest('tr');
+        return [table.id, tr.dataset.rank, td.dataset.key, td.dataset.value, td.textContent]; });""")
+    check(cells, "the run page shows no numbers of graphscope ranks")
+    n = 0
+    for table, rank, key, value, text in cells:
+        parts = table.split("-")  # gs-ranks-profile-K or gs-ranks-waits-K-POSITION
+        row = ranks["graphs"][int(parts[3])]
+        if parts[2] == "profile":
+            entry = next(x for x in row["ranks"] if str(x["rank"]) == rank)
+            want = (entry.get("profile") or {}).get(key)
+        else:
+            wait = next(w for w in row["collective_waits"] if w["position"] == int(parts[4]))
+            want = next(x for x in wait["ranks"] if str(x["rank"]) == rank)[key]
+        where = "%s rank %s %s" % (table, rank, key)
+        if want is None:
+            check(value == "" and text == "-", "%s: the page shows %r, graphscope ranks has none" % (where, text))
+        else:
+            check(value != "" and abs(float(value) - want) <= 1e-9 + 1e-9 * abs(want),
+                  "%s: the page has %r, graphscope ranks %r" % (where, value, want))
+            if key.endswith("_us"):
+                check(text == us_text(want), "%s: the page shows %r for %r us" % (where, text, want))
+            else:
+                check(text.startswith(str(want) + " of "), "%s: the page shows %r for %r" % (where, text, want))
+        n += 1
+    return n
+
+
+DIFF_WORDS = (("the same in both", "only in A (removed)", "changed", "an edge changed"),
+              ("the same in both", "only in B (inserted)", "changed", "an edge changed"))
+
+
+def field_text(v):
+    if v is None:
+        return "none"
+    if isinstance(v, list):
+        return "x".join(str(x) for x in v)
+    return str(v)
+
+
+def diff_marks(doc):
+    """Per node of A and of B what `graphscope diff --json` says it is: 0 the
+    same, 1 only on its side, 2 changed, 3 an edge of it changed; and why."""
+    r = doc["root"]
+    na, nb = r["nodes"]["a"], r["nodes"]["b"]
+    m, why = ([0] * na, [0] * nb), ([""] * na, [""] * nb)
+    for g in r["removed_nodes"]:
+        for v in g["nodes"]:
+            m[0][v] = 1
+    for g in r["added_nodes"]:
+        for v in g["nodes"]:
+            m[1][v] = 1
+    for g in r["changed_nodes"]:
+        w = "; ".join("%s %s -> %s" % (c["field"], field_text(c["a"]), field_text(c["b"])) for c in g["changes"])
+        for x, y in g["nodes"]:
+            m[0][x], m[1][y], why[0][x], why[1][y] = 2, 2, w, w
+    a_to_b = r["a_to_b"]
+    ends = [(0, e) for g in r["removed_edges"] + r["retyped_edges"] for e in g["edges"]]
+    ends += [(1, e) for g in r["added_edges"] for e in g["edges"]]
+    ends += [(1, (a_to_b[x], a_to_b[y])) for g in r["retyped_edges"] for x, y in g["edges"]]
+    for side, (x, y) in ends:
+        for v in (x, y):
+            if v is not None and m[side][v] == 0:
+                m[side][v] = 3
+    return m, why
+
+
+def shape_class(marks):
+    """The class (colour) of a shape drawing nodes of these statuses."""
+    n = [marks.count(k) for k in range(4)]
+    if n[1] and n[1] == len(marks):
+        return "gs-d1"
+    if n[1]:
+        return "gs-dp"
+    return "gs-d2" if n[2] else "gs-d3" if n[3] else ""
+
+
+def check_diff_page(b, gs, a_path, b_path):
+    """Every node of both sides selected: the status, why and partner its
+    details give are `graphscope diff --json`'s; every shape's class (its
+    colour) follows all the nodes it draws, and a shape of several, clicked,
+    counts them as its class says; the text is `graphscope diff`'s.
+    Returns (nodes of A, nodes of B, shapes)."""
+    import re
+    r = subprocess.run([gs, "diff", "--json", a_path, b_path], capture_output=True, text=True)
+    check(r.returncode in (0, 1), "graphscope diff --json: exit %d: %s" % (r.returncode, r.stderr.strip()))
+    doc = json.loads(r.stdout)
+    text = subprocess.run([gs, "diff", a_path, b_path], capture_output=True, text=True).stdout
+    check(b.js("return document.getElementById('gs-diff-text').textContent") == text, "the page's diff text is not graphscope diff's")
+    check(b.js("return !!document.getElementById('gs-legend')"), "the diff page has no legend")
+    legend = b.js("return document.getElementById('gs-legend').textContent")
+    for word in ("the same in both", "removed", "inserted", "changed", "an edge changed", "partly"):
+        check(word in legend, "the diff legend does not explain %r" % word)
+    marks, why = diff_marks(doc)
+    a_to_b = doc["root"]["a_to_b"]
+    b_to_a = [None] * doc["root"]["nodes"]["b"]
+    for x, y in enumerate(a_to_b):
+        if y is not None:
+            b_to_a[y] = x
+    for gi, partners in ((0, a_to_b), (1, b_to_a)):
+        for v in range(len(marks[gi])):
+            box = b.js("""
+              window.graphscopeSelect(arguments[0], arguments[1]);
+              const box = document.getElementById('details');
+              return [box.textContent, box.querySelector('h3').textContent, Array.from(box.querySelectorAll('tr')).map(
+                (tr) => [tr.children[0].textContent, tr.children[1] ? tr.children[1].textContent : ''])];""", gi, v)
+            text_all, head, table = box[0], box[1], dict(box[2])
+            where = "%s node %d" % ("AB"[gi], v)
+            check(not re.search(r"\bnull\b|undefined|NaN", text_all), "%s's details read %r" % (where, text_all[:300]))
+            check(head.startswith("%s: node %d: " % ("AB"[gi], v)), "%s: the details are of %r" % (where, head))
+            want = DIFF_WORDS[gi][marks[gi][v]] + (": " + why[gi][v] if why[gi][v] else "")
+            got = table.get("diff", "")
+            check(got.startswith(want), "%s: the page says %r, graphscope diff %r" % (where, got, want))
+            other = "in B" if gi == 0 else "in A"
+            if partners[v] is None:
+                check(other not in table, "%s is only on its side, the page names a partner %r" % (where, table.get(other)))
+            else:
+                check(table.get(other, "").startswith("node %d " % partners[v]),
+                      "%s: the page gives partner %r, graphscope diff node %d" % (where, table.get(other), partners[v]))
+    data = page_data(b)
+    shapes = 0
+    for gi in (0, 1):
+        view = "gs-view-%d" % gi
+        classes = dict(b.js("""return Array.from(document.querySelectorAll('#' + arguments[0] + ' g.node')).map((g) =>
+            [g.querySelector('title').textContent, Array.from(g.classList).filter((c) => /^gs-d/.test(c)).join(' ')]);""", view))
+        for name, drawn in shapes_of(data, gi).items():
+            if name not in classes:
+                continue
+            want = shape_class([marks[gi][v] for v in drawn])
+            check(classes[name] == want, "%s %s draws nodes %s (%s): its class is %r, their status gives %r"
+                  % ("AB"[gi], name, drawn[:6], [marks[gi][v] for v in drawn[:6]], classes[name], want))
+            if len(drawn) > 1:
+                click_shape(b, view, name)
+                counts = b.js("const c = document.querySelector('#details .gs-dcount'); return c && c.dataset.counts")
+                check(counts == ",".join(str([marks[gi][v] for v in drawn].count(k)) for k in range(4)),
+                      "%s %s: clicked, it counts %r of its %d nodes" % ("AB"[gi], name, counts, len(drawn)))
+                check_details_fit(b)
+            shapes += 1
+    return len(marks[0]), len(marks[1]), shapes
 
 
 def report(gs, out, name, args):
@@ -215,6 +535,7 @@ def main():
     ap.add_argument("--graphscope", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--only", default="", help="comma-separated cases to run (default: all)")
     a = ap.parse_args()
     gone = missing_tools()
     if gone:
@@ -232,6 +553,9 @@ def main():
         except Exception as e:  # noqa: BLE001 - every failure is reported with its case
             failures.append(name)
             print("FAIL  %s: %s" % (name, e))
+            if not isinstance(e, Failure):  # a fault of the test itself: where
+                import traceback
+                traceback.print_exc()
             try:
                 b.shot(name + ".failed")
             except Exception:  # noqa: BLE001
@@ -247,6 +571,13 @@ def main():
         check_account(b)
         checked = check_every_node(b, a.graphscope, g, os.path.join(data, "origins/llama_profile/trace-2.json"))
         print("      llama_profile: %d nodes selected, each checked against the profile report" % checked)
+        prof = profile_json(a.graphscope, g, os.path.join(data, "origins/llama_profile/trace-2.json"))
+        shapes, bands = check_delay_colours(b, prof)
+        print("      llama_profile: %d shapes filled by the threshold rule (bands %s), legend present" % (shapes, bands))
+        check_readable_fit(b, ["gs-view-0"])
+        many = check_many_selected(b)
+        print("      llama_profile: a shape of %d nodes selected, the details stay in the window" % many)
+        b.shot("llama_profile.0_many_selected")
         rows = check_click(b)
         check("origin" in rows and "verdict" in rows, "Llama node details lack origin or verdict: %r" % rows)
         b.shot("llama_profile.1_click")
@@ -263,6 +594,13 @@ def main():
         shapes = b.js("return document.querySelectorAll('#gs-view-0 g.node.gs-sel').length")
         check(shapes == expected // 8, "the %d q_proj nodes of 8 layers are drawn by %d shapes of the folded picture, not %d"
               % (expected, shapes, expected // 8))
+        # Each result names its kernel by its tile, the GEMM apart from its split-k, and then the node's
+        # module: "40 sm80_xmma_gemm_f32_tn_n_tile32x32x8_ffma (model.layers.0.self_attn.q_proj)".
+        texts = b.js("return [...document.querySelectorAll('#gs-results > span')].map((s) => s.textContent)")
+        check(len(texts) == expected and all(t.endswith(".self_attn.q_proj)") and "tile32x32x8" in t for t in texts),
+              "search results lack the module or the tile: %r" % texts[:3])
+        kinds = set(t.split(" ")[1] for t in texts)
+        check(len(kinds) == 2, "the q_proj GEMM and its split-k read alike, or more: %r" % kinds)
         b.shot("llama_profile.2b_search_module")
         b.js("document.getElementById('gs-account').scrollIntoView()")
         b.shot("llama_profile.3_account")
@@ -290,6 +628,10 @@ def main():
         check_account(b)
         checked = check_every_node(b, a.graphscope, g, os.path.join(data, "profiles/copies.c8.trace.json"))
         print("      copies_fake: %d nodes selected, each checked against the profile report" % checked)
+        shapes, bands = check_delay_colours(b, profile_json(a.graphscope, g, os.path.join(data, "profiles/copies.c8.trace.json")))
+        check(max(bands) >= 2, "copies.c8's blocking delays are drawn in bands %s, none past the threshold" % bands)
+        print("      copies_fake: %d shapes filled by the threshold rule (bands %s), legend present" % (shapes, bands))
+        b.shot("copies_fake.0_colours")
         from selenium.webdriver.common.by import By
         rows = b.d.find_elements(By.CSS_SELECTOR, "#gs-fake tr.pick")
         check(rows, "no fake dependency listed")
@@ -314,6 +656,60 @@ def main():
         rows = b.js("return Array.from(document.querySelectorAll('#details td:first-child')).map(t => t.textContent)")
         check("diff" in rows, "a diff node's details do not say how it differs")
         b.shot("diff.1_click")
+        na, nb, shapes = check_diff_page(b, a.graphscope, ga, gb)
+        print("      diff (two_graphs): %d + %d nodes selected, %d shapes, each checked against graphscope diff --json" % (na, nb, shapes))
+
+    def diff_llama():
+        # The 2-layer Llama against the 8-layer one: six layers inserted.
+        ga, gb = os.path.join(data, "python/llama.graph_data.json"), os.path.join(data, "origins/llama8.graph.json")
+        page = report(a.graphscope, a.out, "diff_llama", [ga, gb])
+        b.open(page)
+        check_count(b, graph_nodes(ga)[0] + graph_nodes(gb)[0])
+        scales = check_readable_fit(b, ["gs-view-0", "gs-view-1"])
+        b.shot("diff_llama.0_open")
+        na, nb, shapes = check_diff_page(b, a.graphscope, ga, gb)
+        print("      diff_llama: %d + %d nodes selected, %d shapes, each checked against graphscope diff --json; opened at scales %s"
+              % (na, nb, shapes, ", ".join("%.2f" % k for k in scales)))
+        # A kernel of B's folded layer, drawn for its 8 copies: matched in two, inserted in six.
+        layer = [(name, drawn) for name, drawn in shapes_of(page_data(b), 1).items() if "_n" in name and len(drawn) == 8]
+        check(layer, "B's picture has no kernel drawn for the 8 layers")
+        click_shape(b, "gs-view-1", layer[0][0])
+        counts = b.js("return document.querySelector('#details .gs-dcount').textContent")
+        check(counts == "8 nodes: 2 the same in both, 6 only in B (inserted)", "B's layer kernel: %r" % counts)
+        b.shot("diff_llama.1_layer_clicked")
+        b.js("document.getElementById('gs-diff-text').scrollIntoView()")
+        b.shot("diff_llama.2_text")
+
+    def run_prof():
+        # A two-rank profile run: every node of every rank's graph against
+        # graphscope profile --json of that rank's graph and trace, the ranks'
+        # numbers against graphscope ranks --json.
+        run = os.path.join(data, "ranks/r_prof")
+        page = report(a.graphscope, a.out, "run_prof", [run])
+        b.open(page)
+        d = page_data(b)
+        total, graphs = 0, 0
+        for gi, g in enumerate(d["graphs"]):
+            if not g.get("profile"):
+                continue
+            proc = d["run"]["processes"][g["process"]]
+            files = [os.path.join(run, proc["dir"], "%s-%d.json" % (k, g["exec_graph_id"])) for k in ("graph", "trace")]
+            check(all(os.path.exists(f) for f in files), "graph %d's files %s are not in the run" % (gi, files))
+            total += check_every_node(b, a.graphscope, files[0], files[1], gi)
+            b.js("window.graphscopeSelect(arguments[0], 0)", gi)
+            shapes, bands = check_delay_colours(b, profile_json(a.graphscope, *files))
+            print("      run_prof: graph %d (%s): %d shapes filled by the threshold rule (bands %s), legend present" % (gi, g["label"], shapes, bands))
+            check_readable_fit(b, ["gs-view-0"])
+            check_many_selected(b, least=2)
+            graphs += 1
+        check(graphs >= 2, "the run page shows %d profiled graphs" % graphs)
+        print("      run_prof: %d nodes of %d graphs selected, each checked against its rank's profile report" % (total, graphs))
+        ranks = json.loads(subprocess.run([a.graphscope, "ranks", "--json", run], capture_output=True, text=True).stdout)
+        cells = check_ranks_numbers(b, ranks)
+        print("      run_prof: %d numbers of the ranks section checked against graphscope ranks --json" % cells)
+        b.shot("run_prof.0_ranks")
+        b.js("document.getElementById('gs-graph').scrollIntoView()")
+        b.shot("run_prof.1_graph")
 
     def exec_dir():
         page = report(a.graphscope, a.out, "exec_profile", [os.path.join(data, "attach/profile")])
@@ -329,6 +725,8 @@ def main():
         gi = int(b.js("return +document.getElementById('details').dataset.graph || 0"))
         checked = check_every_node(b, a.graphscope, os.path.join(run, "graph-2.json"), os.path.join(run, "trace-2.json"), gi)
         print("      exec_profile: %d nodes selected, each checked against the profile report" % checked)
+        shapes, bands = check_delay_colours(b, profile_json(a.graphscope, os.path.join(run, "graph-2.json"), os.path.join(run, "trace-2.json")))
+        print("      exec_profile: %d shapes filled by the threshold rule (bands %s), legend present" % (shapes, bands))
         check_click(b)
         b.shot("exec_profile.1_graph")
 
@@ -365,9 +763,10 @@ def main():
             b.shot("live." + page[:-5])
 
     for name, fn in (("live_pages", live_pages), ("llama_profile", llama), ("torch_four_branch", torch_no_ids), ("copies_fake", copies_fake),
-                     ("diff", diff), ("exec_profile", exec_dir), ("conditional_dot", nvidia_dot),
+                     ("diff", diff), ("diff_llama", diff_llama), ("run_prof", run_prof), ("exec_profile", exec_dir), ("conditional_dot", nvidia_dot),
                      ("hostile_names", hostile_names)):
-        case(name, fn)
+        if not a.only or name in a.only.split(","):
+            case(name, fn)
     b.quit()
     print("screenshots in %s" % a.out)
     return 1 if failures else 0

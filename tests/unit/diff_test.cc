@@ -362,10 +362,61 @@ TEST_CASE("a removal on the longest path of a periodic graph is found, not a shi
   CHECK(d.root.added.empty());
   CHECK(d.root.changed.empty());
   CHECK(d.root.removed_edges.empty());
-  // The three branches now lead to the next period directly.
-  REQUIRE(d.root.added_edges.size() == 3);
-  for (const auto& g : d.root.added_edges) CHECK(g.to.name == "_Z1sv");
+  // The three branches now lead to the next period directly: what the
+  // removal left (A ran them through the join), not edges added.
+  CHECK(d.root.added_edges.empty());
+  REQUIRE(d.root.edges_through_removed.size() == 3);
+  for (const auto& [from, to] : d.root.edges_through_removed)
+    CHECK(b.root.nodes[to].kernel_name == "_Z1sv");
   CHECK(d.root.a_depth == d.root.b_depth + 1);
+}
+
+TEST_CASE("layers inserted into a chain read as whole layers inserted, not as an edge removed") {
+  // The recorded Llama of 2 decoder layers against the one of 8: 32 nodes
+  // before the layers, 44 per layer, 8 after. Six layers were inserted.
+  GraphDocument two = load_graph(test::data_path("python/llama.graph_data.json"));
+  GraphDocument eight = load_graph(test::data_path("origins/llama8.graph.json"));
+  REQUIRE(two.root.nodes.size() == 128);
+  REQUIRE(eight.root.nodes.size() == 392);
+  auto all = [](const std::vector<NodeGroup>& groups) {
+    std::vector<uint32_t> v;
+    for (const auto& g : groups) v.insert(v.end(), g.nodes.begin(), g.nodes.end());
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  std::vector<uint32_t> layers_3_to_8(264);
+  std::iota(layers_3_to_8.begin(), layers_3_to_8.end(), 120u);  // model.layers.2 .. model.layers.7
+
+  GraphDiff d = diff_graphs(two, eight);
+  CHECK(d.root.removed.empty());
+  CHECK(d.root.changed.empty());
+  // Whole layers: the run slides along the repeating kernels to the copies'
+  // boundaries (it was found starting inside a layer).
+  CHECK(all(d.root.added) == layers_3_to_8);
+  // The edge of A they went into is neither removed nor added.
+  CHECK(d.root.removed_edges.empty());
+  CHECK(d.root.added_edges.empty());
+  CHECK(d.root.edges_through_added == std::vector<std::pair<uint32_t, uint32_t>>{{119, 120}});
+  CHECK(d.root.matched_edges == 126);
+  for (uint32_t i = 0; i < 128; ++i) CHECK(d.root.a_to_b[i] == (i < 120 ? i : i + 264));
+  REQUIRE(d.where.size() == 1);
+  CHECK(d.where[0].find("in B, they are copies 3 to 8 of the 8 x LlamaDecoderLayer") == 0);
+  CHECK(d.where[0].find("(model.layers.2 to model.layers.7)") != std::string::npos);
+  const std::string text = format_diff(d, "two", "eight");
+  CHECK(text.find("differ: 264 nodes added\n") != std::string::npos);
+  CHECK(text.find("the added nodes were inserted into 1 edge of A (edge 119->120)") != std::string::npos);
+  CHECK(text.find("edges only in A") == std::string::npos);
+
+  // The other way round: six layers removed, and the edge of B that
+  // replaced them.
+  GraphDiff r = diff_graphs(eight, two);
+  CHECK(r.root.added.empty());
+  CHECK(all(r.root.removed) == layers_3_to_8);
+  CHECK(r.root.removed_edges.empty());
+  CHECK(r.root.added_edges.empty());
+  CHECK(r.root.edges_through_removed == std::vector<std::pair<uint32_t, uint32_t>>{{119, 120}});
+  CHECK(format_diff(r, "eight", "two").find("the removed nodes were taken out of 1 path of A that is an edge in B (edge 119->120)") !=
+        std::string::npos);
 }
 
 TEST_CASE("periodic graphs compared with a re-capture of themselves are the same") {

@@ -133,6 +133,38 @@ void order_groups(std::vector<Group>& v, Size size) {
 
 StructureDiff diff_structure(Context& c, const Graph& ga, const Graph& gb);
 
+// Whether a side has a path from one matched node to another through its
+// unmatched nodes alone. The searches of one graph pair share a budget of
+// steps (a few times its size); past it the answer is no, and the edge is
+// reported as removed or added, as before the search.
+class PathSearch {
+ public:
+  explicit PathSearch(const Side& s) : s_(s), budget_(4 * (s.size() + s.edges) + 1024) {}
+
+  bool operator()(uint32_t from, uint32_t to) {
+    if (seen_.empty()) seen_.assign(s_.size(), 0);
+    ++stamp_;
+    stack_.assign(1, from);
+    while (!stack_.empty() && budget_) {
+      const uint32_t v = stack_.back();
+      stack_.pop_back();
+      for (uint32_t k = s_.succ_start[v]; k < s_.succ_start[v + 1]; ++k) {
+        const uint32_t w = s_.succ_to[k];
+        if (budget_) --budget_;
+        if (w == to && v != from) return true;
+        if (s_.partner[w] == kNone && seen_[w] != stamp_) seen_[w] = stamp_, stack_.push_back(w);
+      }
+    }
+    return false;
+  }
+
+ private:
+  const Side& s_;
+  size_t budget_;
+  uint32_t stamp_ = 0;
+  std::vector<uint32_t> seen_, stack_;
+};
+
 void collect(Context& c, Side& a, Side& b, StructureDiff& d) {
   const auto& an = a.g.nodes;
   const auto& bn = b.g.nodes;
@@ -151,11 +183,12 @@ void collect(Context& c, Side& a, Side& b, StructureDiff& d) {
     for (uint32_t i = 0; i < s.size(); ++i) {
       if (s.partner[i] != kNone) continue;
       auto [it, fresh] = at.emplace(s.kind[i], out.size());
-      if (fresh) out.push_back({c.kinds[s.kind[i]], {}, 0});
+      if (fresh) out.push_back({c.kinds[s.kind[i]], {}, 0, {}});
       NodeGroup& g = out[it->second];
       g.nodes.push_back(i);
       for (const auto& body : s.g.nodes[i].bodies) g.nested_nodes += total_nodes(body);
     }
+    for (NodeGroup& g : out) g.origin = shared_origin(s.g, g.nodes);
     order_groups(out, [](const NodeGroup& g) { return g.nodes.size(); });
   };
   unmatched(a, d.removed);
@@ -174,7 +207,7 @@ void collect(Context& c, Side& a, Side& b, StructureDiff& d) {
       std::string key;
       for (const auto& f : ch) key += f.field + '\0' + f.a_json + '\0' + f.b_json + '\0';
       auto [it, fresh] = change_at.emplace(std::make_pair(a.kind[i], key), d.changed.size());
-      if (fresh) d.changed.push_back({c.kinds[a.kind[i]], std::move(ch), {}});
+      if (fresh) d.changed.push_back({c.kinds[a.kind[i]], std::move(ch), {}, {}});
       d.changed[it->second].nodes.emplace_back(i, j);
     }
     size_t bodies = std::min(an[i].bodies.size(), bn[j].bodies.size());
@@ -185,9 +218,17 @@ void collect(Context& c, Side& a, Side& b, StructureDiff& d) {
       if (!sub.same()) d.nested.push_back({c.kinds[a.kind[i]], i, j, k, std::move(sub)});
     }
   }
+  for (ChangeGroup& g : d.changed) {
+    std::vector<uint32_t> in_a;
+    for (const auto& p : g.nodes) in_a.push_back(p.first);
+    g.origin = shared_origin(a.g, in_a);
+  }
   order_groups(d.changed, [](const ChangeGroup& g) { return g.nodes.size(); });
 
-  // Edges: between matched nodes, each side looked up in the other.
+  // Edges: between matched nodes, each side looked up in the other. One
+  // the other side runs through nodes only it has is where they were
+  // inserted (or removed), not an edge removed (or added).
+  PathSearch through_a(a), through_b(b);
   std::map<std::tuple<uint32_t, uint32_t, std::string, std::string>, size_t> removed_at, added_at, retyped_at;
   auto group = [&](auto& at, std::vector<EdgeGroup>& out, uint32_t kf, uint32_t kt, std::string ea,
                    std::string eb, uint32_t from, uint32_t to) {
@@ -203,6 +244,10 @@ void collect(Context& c, Side& a, Side& b, StructureDiff& d) {
         continue;
       }
       uint32_t other = find_edge(b, a.partner[u], a.partner[v]);
+      if (other == kNone && through_b(a.partner[u], a.partner[v])) {
+        d.edges_through_added.emplace_back(u, v);
+        continue;
+      }
       if (other == kNone) {
         group(removed_at, d.removed_edges, a.kind[u], a.kind[v], edge_text(edge_at(a, v, k), c.edge_types),
               "", u, v);
@@ -220,7 +265,10 @@ void collect(Context& c, Side& a, Side& b, StructureDiff& d) {
         ++d.added_node_edges;
         continue;
       }
-      if (find_edge(a, b.partner[u], b.partner[v]) == kNone)
+      if (find_edge(a, b.partner[u], b.partner[v]) != kNone) continue;
+      if (through_a(b.partner[u], b.partner[v]))
+        d.edges_through_removed.emplace_back(u, v);
+      else
         group(added_at, d.added_edges, b.kind[u], b.kind[v], "", edge_text(edge_at(b, v, k), c.edge_types), u,
               v);
     }
@@ -235,6 +283,41 @@ StructureDiff diff_structure(Context& c, const Graph& ga, const Graph& gb) {
   prepare(c, a);
   prepare(c, b);
   match(a, b);
+  StructureDiff d;
+  collect(c, a, b, d);
+  return d;
+}
+
+// A root graph's folding: the one the command found, else found here once,
+// when a side has nodes the other lacks (sliding them and locating them
+// both read it).
+struct RootFolding {
+  const Graph& g;
+  const Folding* given;
+  std::optional<Folding> found;
+  const Folding& get() { return given ? *given : found ? *found : found.emplace(find_repeats(g)); }
+};
+
+std::vector<uint64_t> copies(const Folding& f, size_t n) {
+  std::vector<uint64_t> v(n, kNoCopy);
+  for (size_t i = 0; i < n && i < f.repeat_of.size(); ++i)
+    if (f.repeat_of[i] != UINT32_MAX) v[i] = uint64_t(f.repeat_of[i]) << 32 | f.copy_of[i];
+  return v;
+}
+
+// The root pair: matched as any pair, then runs of nodes one side has slid
+// to whole copies of its repeats (diff_match.h).
+StructureDiff diff_root(Context& c, RootFolding& fa, RootFolding& fb) {
+  Side a(fa.g), b(fb.g);
+  prepare(c, a);
+  prepare(c, b);
+  match(a, b);
+  auto unmatched = [](const Side& s) {
+    return std::any_of(s.partner.begin(), s.partner.end(), [](uint32_t p) { return p == kNone; });
+  };
+  if (unmatched(a)) a.copy = copies(fa.get(), a.size());
+  if (unmatched(b)) b.copy = copies(fb.get(), b.size());
+  if (!a.copy.empty() || !b.copy.empty()) slide(a, b);
   StructureDiff d;
   collect(c, a, b, d);
   return d;
@@ -317,6 +400,26 @@ std::string locate(const char* side, const GraphDocument& doc, const std::vector
   const uint32_t r = nodes[0] < n ? f.repeat_of[nodes[0]] : UINT32_MAX, c = nodes[0] < n ? f.copy_of[nodes[0]] : 0;
   bool one_copy = r != UINT32_MAX;
   for (uint32_t v : nodes) one_copy = one_copy && v < n && f.repeat_of[v] == r && f.copy_of[v] == c;
+  if (!one_copy && r != UINT32_MAX) {
+    // Whole copies of one repeat in a row: layers inserted or removed.
+    std::vector<uint32_t> sorted(nodes);
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    uint32_t lo = UINT32_MAX, hi = 0;
+    bool in_r = true;
+    for (uint32_t v : sorted) {
+      in_r = in_r && v < n && f.repeat_of[v] == r;
+      if (!in_r) break;
+      lo = std::min(lo, f.copy_of[v]), hi = std::max(hi, f.copy_of[v]);
+    }
+    const Repeat& rp = f.repeats[r];
+    if (in_r && lo < hi && sorted.size() == size_t(hi - lo + 1) * rp.size) {
+      std::string names;
+      if (!rp.copy_module.empty()) names = " (" + rp.copy_module[lo] + " to " + rp.copy_module[hi] + ")";
+      return std::string("in ") + side + ", they are copies " + std::to_string(lo + 1) + " to " +
+             std::to_string(hi + 1) + " of the " + std::to_string(rp.count) + " x " + rp.label + ", whole" + names;
+    }
+  }
   if (!one_copy) return module.empty() ? "" : std::string("in ") + side + ", all of them are nodes of " + module;
   const Repeat& rp = f.repeats[r];
   const std::string copy = rp.copy_module.empty() ? "" : " (" + rp.copy_module[c] + ")";
@@ -359,8 +462,10 @@ GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const Diff
   auto shape = [](const GraphDocument& doc, const Records& r) { return full_format(doc) || r.geometry; };
   c.memset_shape = shape(a, ra) && shape(b, rb);
   d.edge_types_compared = c.edge_types;
-  d.root = diff_structure(c, a.root, b.root);
-  locate_in_repeats(a, b, d, fold_a, fold_b);
+  RootFolding fa{a.root, fold_a, {}}, fb{b.root, fold_b, {}};
+  d.root = diff_root(c, fa, fb);
+  locate_in_repeats(a, b, d, fa.given ? fa.given : fa.found ? &*fa.found : nullptr,
+                    fb.given ? fb.given : fb.found ? &*fb.found : nullptr);
 
   // Say what could not be compared, and why, rather than call it the same.
   auto lacking = [&](bool in_a, bool in_b) {

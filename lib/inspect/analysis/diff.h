@@ -44,6 +44,7 @@ struct NodeGroup {
   NodeKind kind;
   std::vector<uint32_t> nodes;
   size_t nested_nodes = 0;  // nodes inside their child graphs and bodies
+  std::string origin;       // what the nodes share of their origins (origin_view.h's shared_origin), or ""
 };
 
 /// One attribute of a matched pair that differs ("grid", "bytes", ...), as
@@ -62,6 +63,7 @@ struct ChangeGroup {
   NodeKind kind;
   std::vector<FieldChange> changes;
   std::vector<std::pair<uint32_t, uint32_t>> nodes;  // (index in A, index in B)
+  std::string origin;                                 // as NodeGroup's, of the nodes in A
 };
 
 /// Edges between matched nodes that only one side has, or whose type changed,
@@ -89,6 +91,12 @@ struct StructureDiff {
   std::vector<ChangeGroup> changed;
   std::vector<EdgeGroup> removed_edges, added_edges, retyped_edges;
   size_t removed_node_edges = 0, added_node_edges = 0;  // edges touching an unmatched node
+  // Edges between matched nodes that the other side runs through nodes only
+  // it has, neither removed nor added: (from, to) in A for the edges of A
+  // that B runs through added nodes (the nodes were inserted into them), in
+  // B for the edges of B that A ran through removed nodes (what a removal
+  // leaves behind).
+  std::vector<std::pair<uint32_t, uint32_t>> edges_through_added, edges_through_removed;
   size_t geometry_unknown = 0;     // matched kernel pairs whose geometry one side does not record
   size_t nested_compared = 0;      // body pairs compared below this graph (all depths)
   std::vector<NestedDiff> nested;  // the body pairs that differ, in A's node order

@@ -526,4 +526,100 @@ class Matcher {
 
 void match(Side& a, Side& b) { Matcher(a, b).run(); }
 
+namespace {
+
+// A node's only predecessor (successor), or kNone.
+uint32_t only_pred(const Side& s, uint32_t v) {
+  return s.dep_start[v + 1] - s.dep_start[v] == 1 ? s.dep_from[s.dep_start[v]] : kNone;
+}
+uint32_t only_succ(const Side& s, uint32_t v) {
+  return s.succ_start[v + 1] - s.succ_start[v] == 1 ? s.succ_to[s.succ_start[v]] : kNone;
+}
+
+// Slides the runs of x's unmatched nodes (y: the other side). A run r_0 ..
+// r_{L-1} sits on a chain of x between matched p and q, whose partners are
+// joined by an edge on y: a run inserted into that edge. With the chain
+// around it as c (c(-1) = p, c(0) = r_0, c(L) = q), moving the run by o
+// (to c(o) .. c(o + L - 1)) keeps every label paired with an equal one when
+// c(i) and c(i + L) have equal labels for each i passed over, and every
+// matched node passed over is chained on y the same way.
+void slide_side(Side& x, Side& y, size_t& budget) {
+  if (x.copy.empty()) return;
+  auto item = [&](uint32_t v) { return combine(x.label[v], x.dep_bits[x.dep_start[v]]); };
+  // u -> w on x and their partners' edge on y, both the only edge out of u and into w.
+  auto chained = [&](uint32_t u, uint32_t w) {
+    return u != kNone && w != kNone && x.partner[u] != kNone && x.partner[w] != kNone && only_succ(x, u) == w &&
+           only_pred(x, w) == u && only_succ(y, x.partner[u]) == x.partner[w] &&
+           only_pred(y, x.partner[w]) == x.partner[u];
+  };
+  std::vector<uint32_t> back, fwd;  // c(-1), c(-2), ...; c(0), c(1), ...
+  for (uint32_t s0 = 0; s0 < x.size() && budget; ++s0) {
+    if (x.partner[s0] != kNone) continue;
+    const uint32_t p = only_pred(x, s0);
+    if (p == kNone || x.partner[p] == kNone || only_succ(x, p) != s0) continue;
+    fwd.assign(1, s0);
+    uint32_t q = kNone;
+    while (budget) {
+      --budget;
+      const uint32_t v = fwd.back(), w = only_succ(x, v);
+      if (w == kNone || only_pred(x, w) != v) break;
+      if (x.partner[w] != kNone) {
+        q = w;
+        break;
+      }
+      fwd.push_back(w);
+    }
+    if (q == kNone || only_succ(y, x.partner[p]) != x.partner[q] || only_pred(y, x.partner[q]) != x.partner[p])
+      continue;
+    const int64_t L = int64_t(fwd.size());
+    fwd.push_back(q);
+    back.assign(1, p);
+    auto c = [&](int64_t i) { return i < 0 ? back[size_t(-i - 1)] : fwd[size_t(i)]; };
+    // Down: c(i) and c(i + L) equal for i < d, c(L + d) the run's new end's successor.
+    int64_t d = 0;
+    while (budget && chained(fwd.back(), only_succ(x, fwd.back())) && item(c(d)) == item(c(d + L))) {
+      --budget;
+      fwd.push_back(only_succ(x, fwd.back()));
+      ++d;
+    }
+    // Up: c(-1 - j) and c(L - 1 - j) equal for j < u, c(-1 - u) the new start's predecessor.
+    int64_t u = 0;
+    while (budget && chained(only_pred(x, back.back()), back.back()) && item(c(-1 - u)) == item(c(L - 1 - u))) {
+      --budget;
+      back.push_back(only_pred(x, back.back()));
+      ++u;
+    }
+    // The furthest place where the run is whole copies of one repeat.
+    auto whole = [&](int64_t o) {
+      const uint64_t first = x.copy[c(o)], last = x.copy[c(o + L - 1)];
+      return first != kNoCopy && last != kNoCopy && first >> 32 == last >> 32 && x.copy[c(o - 1)] != first &&
+             x.copy[c(o + L)] != last;
+    };
+    int64_t to = 0;
+    bool found = false;
+    for (int64_t o = d; o >= -u && !found; --o)
+      if (whole(o)) to = o, found = true;
+    if (!found || to == 0) continue;
+    // Hand the partners over along the chain: down, c(i) takes c(i + L)'s.
+    auto move = [&](uint32_t from, uint32_t into) {
+      const uint32_t pt = x.partner[from];
+      x.partner[from] = kNone;
+      x.partner[into] = pt;
+      y.partner[pt] = into;
+    };
+    if (to > 0)
+      for (int64_t i = 0; i < to; ++i) move(c(i + L), c(i));
+    else
+      for (int64_t i = -1; i >= to; --i) move(c(i), c(i + L));
+  }
+}
+
+}  // namespace
+
+void slide(Side& a, Side& b) {
+  size_t budget = 8 * (a.size() + b.size() + a.edges + b.edges) + 1024;
+  slide_side(a, b, budget);
+  slide_side(b, a, budget);
+}
+
 }  // namespace graphscope::diff_match

@@ -76,7 +76,12 @@ struct Side {
   std::vector<uint32_t> succ_start, succ_to, succ_bits;
   size_t edges = 0;
   size_t depth = 0, width = 0, width_level = 0;
+  // Per node, the copy of a repeated block (fold.h) it lies in, as
+  // (repeat << 32 | copy), or kNoCopy; empty when not known. slide() reads it.
+  std::vector<uint64_t> copy;
 };
+
+constexpr uint64_t kNoCopy = UINT64_MAX;
 
 // One round of colour refinement: a node's colour with the multisets of its
 // neighbours' colours (sums of mixed hashes are order-free), edge types
@@ -86,6 +91,13 @@ struct Side {
 void prepare(Context& c, Side& s);
 /// Pairs the nodes of a and b (Side::partner: the partner's index or kNone).
 void match(Side& a, Side& b);
+/// Moves each run of nodes that only one side has, where it lies on a
+/// chain whose labels repeat around it, to the place where it is whole
+/// copies of a repeated block of its side (Side::copy): two layers against
+/// eight then read as six layers inserted, not as a run that starts inside
+/// one layer and ends inside another. The counts per kind stay the same
+/// (the run only slides along equal labels); without copies nothing moves.
+void slide(Side& a, Side& b);
 /// The position of edge u -> v among v's sorted dependencies, or kNone.
 uint32_t find_edge(const Side& s, uint32_t u, uint32_t v);
 /// The k-th sorted dependency of v, as the document has it.

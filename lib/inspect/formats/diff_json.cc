@@ -35,7 +35,10 @@ void structure_json(JsonWriter& w, const StructureDiff& d) {
       .value(uint64_t(d.matched_edges))
       .key("of_removed_nodes")
       .value(uint64_t(d.removed_node_edges));
-  w.key("of_added_nodes").value(uint64_t(d.added_node_edges)).end_object();
+  w.key("of_added_nodes").value(uint64_t(d.added_node_edges));
+  pairs_json(w, "through_added_nodes", d.edges_through_added);
+  pairs_json(w, "through_removed_nodes", d.edges_through_removed);
+  w.end_object();
   ab("depth", d.a_depth, d.b_depth);
   ab("width", d.a_width, d.b_width);
   ab("width_level", d.a_width_level, d.b_width_level);
@@ -84,6 +87,11 @@ void structure_json(JsonWriter& w, const StructureDiff& d) {
   edges("removed_edges", d.removed_edges);
   edges("added_edges", d.added_edges);
   edges("retyped_edges", d.retyped_edges);
+  // One line however many nodes: [0, 1, null, 2, ...].
+  std::string match = "[";
+  for (size_t i = 0; i < d.a_to_b.size(); ++i)
+    match += (i ? ", " : "") + (d.a_to_b[i] < 0 ? std::string("null") : std::to_string(d.a_to_b[i]));
+  w.key("a_to_b").raw(match + "]");
   w.key("nested_compared").value(uint64_t(d.nested_compared));
   w.key("nested").begin_array();
   for (const auto& s : d.nested) {
@@ -281,6 +289,11 @@ class DiffReader {
       d.a_edges = count(o, "a", p), d.b_edges = count(o, "b", p), d.matched_edges = count(o, "matched", p);
       d.removed_node_edges = count(o, "of_removed_nodes", p);
       d.added_node_edges = count(o, "of_added_nodes", p);
+      // Optional: older documents lack them.
+      if (uint32_t x = r_.find(o, "through_added_nodes"); x != kJsonAbsent)
+        pairs(x, JsonPath(p, "through_added_nodes"), d.edges_through_added);
+      if (uint32_t x = r_.find(o, "through_removed_nodes"); x != kJsonAbsent)
+        pairs(x, JsonPath(p, "through_removed_nodes"), d.edges_through_removed);
     }
     ab(v, "depth", at, d.a_depth, d.b_depth);
     ab(v, "width", at, d.a_width, d.b_width);
@@ -314,6 +327,15 @@ class DiffReader {
     edge_groups(r_.required(v, "removed_edges", at), JsonPath(at, "removed_edges"), d.removed_edges);
     edge_groups(r_.required(v, "added_edges", at), JsonPath(at, "added_edges"), d.added_edges);
     edge_groups(r_.required(v, "retyped_edges", at), JsonPath(at, "retyped_edges"), d.retyped_edges);
+    if (uint32_t x = r_.find(v, "a_to_b"); x != kJsonAbsent) {  // optional: older documents lack it
+      const JsonPath p(at, "a_to_b");
+      uint32_t n = 0, arr = r_.array(x, p, "an array of node indices or null", &n);
+      if (n != d.a_nodes) r_.fail(p, "has " + std::to_string(n) + " elements, A has " + std::to_string(d.a_nodes) + " nodes");
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t e = t_.element(arr, i);
+        d.a_to_b.push_back(r_.kind(e) == Kind::null ? -1 : int64_t(r_.u32(e, JsonPath(p, i))));
+      }
+    }
     d.nested_compared = count(v, "nested_compared", at);
     const JsonPath np(at, "nested");
     uint32_t n = 0, a = r_.array(r_.required(v, "nested", at), np, "an array", &n);

@@ -10,28 +10,18 @@ namespace graphscope {
 
 namespace {
 
-// Short names for kinds, made longer where two kinds in one report would
-// read the same; escaped for the terminal (printable), as every name from
-// the documents in this report.
+// Names for kinds: kernels by KernelNamer (no two different kernels of one
+// report read the same); escaped for the terminal (printable), as every
+// name from the documents in this report.
 class Namer {
  public:
   void add(const NodeKind& k) {
-    if (k.type != NodeType::kernel) return;
-    auto [it, fresh] = seen_.emplace(k.name, true);
-    if (fresh) ++count_[short_kernel_name(k.name, 40)];
-    (void)it;
+    if (k.type == NodeType::kernel) kernels_.add(k.name);
   }
   std::string operator()(const NodeKind& k) const {
     switch (k.type) {
-      case NodeType::kernel: {
-        std::string s = short_kernel_name(k.name, 40);
-        auto it = count_.find(s);
-        if (it != count_.end() && it->second > 1) {
-          std::string full = demangle(k.name);
-          s = shortened(full, 100);
-        }
-        return printable(s);
-      }
+      case NodeType::kernel:
+        return printable(kernels_(k.name));
       case NodeType::conditional:
         return "conditional " + (k.name.empty() ? std::string("?") : printable(k.name));
       case NodeType::unknown:
@@ -42,9 +32,18 @@ class Namer {
   }
 
  private:
-  std::map<std::string, bool> seen_;
-  std::map<std::string, size_t> count_;
+  KernelNamer kernels_{64};
 };
+
+// The longest name of a node group, here or in a nested body.
+size_t widest(const StructureDiff& d, const Namer& n) {
+  size_t w = 0;
+  for (const auto* v : {&d.removed, &d.added})
+    for (const auto& g : *v) w = std::max(w, n(g.kind).size());
+  for (const auto& g : d.changed) w = std::max(w, n(g.kind).size());
+  for (const auto& s : d.nested) w = std::max(w, widest(s.diff, n));
+  return w;
+}
 
 void name_all(const StructureDiff& d, Namer& n) {
   for (const auto& g : d.removed) n.add(g.kind);
@@ -71,6 +70,7 @@ struct Writer {
   const Namer& name;
   size_t max_lines;
   std::string out;
+  size_t width = 36;  // of the name column: the longest node name, 36 to 64
 
   void line(const std::string& indent, const std::string& s) { out += indent + s + "\n"; }
 
@@ -84,31 +84,33 @@ struct Writer {
            "  ... " + plural(groups.size() - max_lines, "more group", "more groups") + " (see --json)");
   }
 
-  static std::string counted(size_t n, const std::string& what, const std::string& rest) {
+  std::string counted(size_t n, const std::string& what, const std::string& rest) const {
     char count[32];
     std::snprintf(count, sizeof count, "%6zu  ", n);
-    std::string s = count + padded(what, 36) + "  " + rest;
+    std::string s = count + padded(what, width) + "  " + rest;
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s;
   }
 
   void structure(const StructureDiff& d, const std::string& indent) {
+    // The origin the group's nodes share: "(aten::gelu, model.layers.0.mlp)".
+    auto of = [](const std::string& origin) { return origin.empty() ? "" : " (" + printable(origin) + ")"; };
     section(indent, "nodes only in A (removed)", d.removed, [&](const NodeGroup& g) {
       std::string rest = examples("node", "nodes", g.nodes, [](uint32_t i) { return std::to_string(i); });
       if (g.nested_nodes) rest += ", with " + plural(g.nested_nodes, "nested node", "nested nodes");
-      return counted(g.nodes.size(), name(g.kind), rest);
+      return counted(g.nodes.size(), name(g.kind), rest + of(g.origin));
     });
     section(indent, "nodes only in B (added)", d.added, [&](const NodeGroup& g) {
       std::string rest = examples("node", "nodes", g.nodes, [](uint32_t i) { return std::to_string(i); });
       if (g.nested_nodes) rest += ", with " + plural(g.nested_nodes, "nested node", "nested nodes");
-      return counted(g.nodes.size(), name(g.kind), rest);
+      return counted(g.nodes.size(), name(g.kind), rest + of(g.origin));
     });
     section(indent, "changed nodes (A -> B)", d.changed, [&](const ChangeGroup& g) {
       std::string what;
       for (const auto& f : g.changes)
         what += (what.empty() ? "" : ", ") + f.field + " " + printable(f.a) + " -> " + printable(f.b);
       return counted(g.nodes.size(), name(g.kind),
-                     what + "  (" + examples("node", "nodes", g.nodes, pair_text) + ")");
+                     what + "  (" + examples("node", "nodes", g.nodes, pair_text) + ")" + of(g.origin));
     });
     auto edge_row = [&](const EdgeGroup& g, const std::string& data) {
       std::string rest = data.empty() || data == "default" ? "" : data + "  ";
@@ -211,6 +213,7 @@ std::string format_diff(const GraphDiff& d, const std::string& a_origin, const s
   Namer namer;
   name_all(d.root, namer);
   Writer w{namer, std::max<size_t>(1, max_lines), {}};
+  w.width = std::clamp<size_t>(widest(d.root, namer), 36, 64);
   w.out += header("A", a_origin, d.a, d.root, true);
   w.out += header("B", b_origin, d.b, d.root, false);
   for (const auto& n : d.notes) w.out += "note: " + printable(n) + "\n";
@@ -227,6 +230,16 @@ std::string format_diff(const GraphDiff& d, const std::string& a_origin, const s
   if (d.root.removed_node_edges || d.root.added_node_edges)
     w.out += "(" + plural(d.root.removed_node_edges, "edge", "edges") + " went with the removed nodes, " +
              std::to_string(d.root.added_node_edges) + " came with the added ones)\n";
+  // Where nodes were put in or taken out: edges of one side that the other
+  // runs through the nodes only it has (neither removed nor added).
+  if (!d.root.edges_through_added.empty())
+    w.out += "the added nodes were inserted into " + plural(d.root.edges_through_added.size(), "edge", "edges") +
+             " of A (" + examples("edge", "edges", d.root.edges_through_added, pair_text) + ")\n";
+  if (!d.root.edges_through_removed.empty())
+    w.out += "the removed nodes were taken out of " +
+             plural(d.root.edges_through_removed.size(), "path", "paths") + " of A that " +
+             (d.root.edges_through_removed.size() == 1 ? "is an edge" : "are edges") + " in B (" +
+             examples("edge", "edges", d.root.edges_through_removed, pair_text) + ")\n";
   for (const auto& where : d.where) w.out += "where: " + printable(where) + "\n";
   w.out += "\n";
   w.structure(d.root, "");

@@ -376,6 +376,7 @@ class Builder {
     const size_t i = n.index;
     if (depth == 0 && overlay_) {
       if (i < overlay_->fill.size() && !overlay_->fill[i].empty()) set(an, n_fill_, overlay_->fill[i]);
+      if (i < overlay_->font.size() && !overlay_->font[i].empty()) set(an, n_fontcolor_, overlay_->font[i]);
       if (i < overlay_->note.size() && !overlay_->note[i].empty()) {
         label.push_back(esc(overlay_->note[i]));
         set(an, n_label_, join_lines(label, "\\n"));
@@ -616,12 +617,17 @@ class Builder {
     set(box, n_style_, "rounded,filled");
     set(box, n_fill_, "#f2f2f2");
     set(box, n_color_, "#888888");
-    // A profile's colour: the worst of the run's.
+    // A profile's colours: those of the run's node of highest rank.
     if (overlay_) {
-      std::string worst;
+      uint32_t worst = UINT32_MAX;
       for (uint32_t v : run)
-        if (v < overlay_->fill.size() && overlay_->fill[v] > worst && overlay_->fill[v].size() == 7) worst = overlay_->fill[v];
-      if (!worst.empty()) set(box, n_fill_, worst);
+        if (v < overlay_->fill.size() && !overlay_->fill[v].empty() &&
+            (worst == UINT32_MAX || (v < overlay_->rank.size() && overlay_->rank[v] > overlay_->rank[worst])))
+          worst = v;
+      if (worst != UINT32_MAX) {
+        set(box, n_fill_, overlay_->fill[worst]);
+        if (worst < overlay_->font.size() && !overlay_->font[worst].empty()) set(box, n_fontcolor_, overlay_->font[worst]);
+      }
     }
     return box;
   }

@@ -16,10 +16,13 @@ struct Folding;
 inline constexpr size_t kDefaultSvgMaxNodes = 5000;
 
 /// Per-node decoration of the root graph's nodes (e.g. a profile's delays):
-/// a fill colour ("#rrggbb", empty: the type's own) and an extra label line
-/// each, indexed like the root graph's nodes, and legend lines for the title.
+/// a fill colour ("#rrggbb", empty: the type's own), the label's colour on
+/// it (empty: black) and an extra label line each, indexed like the root
+/// graph's nodes, and legend lines for the title. A box that draws several
+/// nodes takes the colours of its node of highest rank.
 struct DotOverlay {
-  std::vector<std::string> fill, note;
+  std::vector<std::string> fill, font, note;
+  std::vector<int> rank;
   std::vector<std::string> legend;
 };
 

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 #include "../core/stats.h"
 #include "../model/lane.h"
 #include "../model/origin_view.h"
+#include "delay_scale.h"
 #include "profile_report.h"
 #include "../analysis/simulate.h"
 #include "../analysis/summary.h"
@@ -205,11 +207,24 @@ class PageWriter {
       w.end_object();
     }
     w.end_array();
+    // The delay colour scale of the pictures (delay_scale.h), for the legend.
+    w.key_literal("delay_bands").begin_array();
+    for (const DelayBand& b : kDelayBands) {
+      w.begin_object();
+      w.key_literal("from").value(b.from);
+      w.key_literal("fill").value(b.fill);
+      w.key_literal("text").value(text_on(b.fill));
+      w.key_literal("words").value(b.words);
+      w.end_object();
+    }
+    w.end_array();
+    w.key_literal("no_record_fill").value(kNoRecordFill);
     w.key_literal("graphs").begin_array();
     for (const ReportGraph& g : in_.graphs) write_graph(w, g);
     w.end_array();
     if (in_.diff) write_diff(w);
     if (in_.run) write_run(w);
+    if (!in_.ranks_json.empty()) w.key_literal("ranks").raw(in_.ranks_json);
     w.key_literal("strings");
     strings_.write(w);
     w.end_object();
@@ -217,10 +232,56 @@ class PageWriter {
   }
 
  private:
+  // What the page shows of a graph apart from its label and profile: its
+  // name, ids and device, per node its type, names, origin, ids and edges
+  // (nested bodies by their kernels and edges). Graphs with the same key
+  // are drawn and listed alike (the picture, folding and summary follow).
+  std::string page_key(const GraphDocument& doc) {
+    // The picture's heading names the graph, its ids and device: the same too.
+    std::string k = doc.device ? doc.device->name : std::string();
+    k += '\x1f' + doc.source_format + '\x1f' + doc.name + '\x1f' +
+         (doc.exec_graph_id ? std::to_string(*doc.exec_graph_id) : std::string("-")) + '\x1f' +
+         (doc.root.graph_id ? std::to_string(*doc.root.graph_id) : std::string("-"));
+    std::function<void(const Graph&, bool)> add = [&](const Graph& g, bool root) {
+      k += "\x1e" + std::to_string(g.nodes.size());
+      for (const Node& x : g.nodes) {
+        k += '\x1f' + std::to_string(int(x.type)) + ':' + std::to_string(x.node_id) + ':';
+        if (x.tools_id) k += std::to_string(*x.tools_id);
+        k += '\x1d' + (root ? short_name(x) + '\x1d' + what_text(x) : x.kernel_name + '\x1d' + x.conditional_type);
+        if (x.origin && !x.origin->empty()) k += '\x1d' + origin_text(*x.origin) + '\x1d' + x.origin->module();
+        for (const Dependency& e : x.dependencies)
+          k += ',' + std::to_string(e.from) + '.' + std::to_string(int(e.type)) + '.' + std::to_string(e.from_port) +
+               '.' + std::to_string(e.to_port);
+        for (const Graph& b : x.bodies) add(b, false);
+      }
+    };
+    add(doc.root, true);
+    return k;
+  }
+
   void write_graph(JsonWriter& w, const ReportGraph& rg) {
     const GraphDocument& doc = *rg.doc;
     const Graph& g = doc.root;
     const size_t n = g.nodes.size();
+    // A graph shown exactly as an earlier one: its own label, process and
+    // note, the rest by reference (report.js reads it through same_as).
+    if (in_.share_identical && !rg.profile) {
+      auto [it, fresh] = shared_.try_emplace(page_key(doc), int64_t(written_));
+      if (!fresh) {
+        w.begin_object();
+        w.key_literal("label").value(rg.label);
+        w.key_literal("process").value(int64_t(rg.process));
+        if (doc.exec_graph_id) w.key_literal("exec_graph_id").value(*doc.exec_graph_id);
+        else w.key_literal("exec_graph_id").null();
+        w.key_literal("same_as").value(it->second);
+        w.key_literal("profile").null();
+        w.key_literal("profile_note").value(rg.profile_note);
+        w.end_object();
+        ++written_;
+        return;
+      }
+    }
+    ++written_;
     w.begin_object();
     w.key_literal("label").value(rg.label);
     w.key_literal("name").value(doc.name);
@@ -275,13 +336,17 @@ class PageWriter {
     }
     w.end_array();
 
-    // Per node columns.
+    // Per node columns. Kernels are named so that no two different ones of
+    // the graph read the same (demangle.h's KernelNamer).
+    KernelNamer kernels(48);
+    for (const Node& x : g.nodes)
+      if (x.type == NodeType::kernel && !x.kernel_name.empty()) kernels.add(x.kernel_name);
     Column type, name, what, module, origin, tools, node_id, deps, shape, rep, copy, odd_edges;
     bool ids_follow = true;
     for (uint32_t v = 0; v < n; ++v) {
       const Node& x = g.nodes[v];
       type.add(int64_t(x.type));
-      name.add(strings_(short_name(x)));
+      name.add(strings_(x.type == NodeType::kernel && !x.kernel_name.empty() ? kernels(x.kernel_name) : short_name(x)));
       what.add(strings_(what_text(x)));
       if (x.origin && !x.origin->empty()) {
         const std::string m = module_group(*x.origin);
@@ -469,6 +534,12 @@ class PageWriter {
       w.key_literal("dispatch_us").value(wi.model.dispatch_us);
       w.end_object();
     }
+    // Findings (findings.h): what to try, each line with its numbers, as the text report says it.
+    w.key_literal("findings").begin_array();
+    for (const Finding& f : r.findings)
+      w.begin_object().key_literal("kind").value(finding_key(f.kind)).key_literal("share").value(f.share).key_literal("text").value(f.text).end_object();
+    w.end_array();
+    if (r.findings.empty()) w.key_literal("findings_note").value(no_findings(a, r.what_if ? &*r.what_if : nullptr));
 
     // One replay's timeline: the account's representative replay.
     w.key_literal("timeline").begin_object();
@@ -538,6 +609,14 @@ class PageWriter {
     mark_edges(sd.removed_edges, ma, wa, "an edge of it is only in A");
     mark_edges(sd.retyped_edges, ma, wa, "an edge of it changed type");
     mark_edges(sd.added_edges, mb, wb, "an edge of it is only in B");
+    // A retyped edge is on both sides: its ends in B (the partners) too.
+    std::vector<EdgeGroup> retyped_in_b = sd.retyped_edges;
+    for (EdgeGroup& eg : retyped_in_b)
+      for (auto& [x, y] : eg.edges) {
+        const int64_t px = x < sd.a_to_b.size() ? sd.a_to_b[x] : -1, py = y < sd.a_to_b.size() ? sd.a_to_b[y] : -1;
+        x = px < 0 ? UINT32_MAX : uint32_t(px), y = py < 0 ? UINT32_MAX : uint32_t(py);
+      }
+    mark_edges(retyped_in_b, mb, wb, "an edge of it changed type");
     auto column = [](const std::vector<int64_t>& x) {
       Column c;
       for (int64_t v : x) c.add(v);
@@ -564,32 +643,38 @@ class PageWriter {
     w.end_array();
     w.key_literal("exit_code").value(run.exit_code);
     w.key_literal("profile").value(run.profile);
+    // A process per row; what repeats across processes (the command line,
+    // the device, a problem) as indices into the page's strings, so that
+    // thousands of ranks of one job cost a few numbers each.
+    std::vector<std::vector<uint64_t>> graphs_of(run.processes.size());
+    for (size_t k = 0; k < in_.graphs.size(); ++k)
+      if (in_.graphs[k].process >= 0 && size_t(in_.graphs[k].process) < graphs_of.size())
+        graphs_of[size_t(in_.graphs[k].process)].push_back(uint64_t(k));
     w.key_literal("processes").begin_array();
     for (size_t p = 0; p < run.processes.size(); ++p) {
       const AttachIndex& x = run.processes[p].index;
       w.begin_object();
       w.key_literal("dir").value(run.processes[p].dir);
       w.key_literal("pid").value(x.pid);
-      w.key_literal("command").begin_array();
-      for (const auto& s : x.command_line) w.value(s);
-      w.end_array();
+      std::string command;
+      for (const auto& s : x.command_line) command += (command.empty() ? "" : " ") + s;
+      w.key_literal("command").value(strings_(command));
       w.key_literal("attached").value(x.attached);
       w.key_literal("complete").value(x.complete);
-      w.key_literal("problem").value(!x.attach_error.empty() ? "did not attach: " + x.attach_error
-                                     : !x.let_go.empty()     ? "let go: " + x.let_go
-                                     : !x.profile_error.empty() ? "profiling: " + x.profile_error
-                                                                : std::string());
+      w.key_literal("problem").value(strings_(!x.attach_error.empty()    ? "did not attach: " + x.attach_error
+                                              : !x.let_go.empty()        ? "let go: " + x.let_go
+                                              : !x.profile_error.empty() ? "profiling: " + x.profile_error
+                                                                         : std::string()));
       // The device, with the GPU's ordinal and bus id where the index has
       // them (multi-rank runs: which GPU each rank drove).
       std::string device = x.device ? x.device->name : std::string();
       if (x.device && x.device->ordinal)
         device += " (GPU " + std::to_string(*x.device->ordinal) +
                   (x.device->pci_bus_id.empty() ? std::string() : ", " + x.device->pci_bus_id) + ")";
-      w.key_literal("device").value(device);
+      w.key_literal("device").value(strings_(device));
       if (x.rank) w.key_literal("rank").value(x.rank->rank);
       w.key_literal("graphs").begin_array();
-      for (size_t k = 0; k < in_.graphs.size(); ++k)
-        if (in_.graphs[k].process == int(p)) w.value(uint64_t(k));
+      for (uint64_t k : graphs_of[p]) w.value(k);
       w.end_array();
       w.key_literal("skipped").begin_array();
       for (const SkippedGraph& s : x.skipped) {
@@ -612,6 +697,8 @@ class PageWriter {
 
   const HtmlReportInput& in_;
   Strings strings_;
+  std::unordered_map<std::string, int64_t> shared_;  // page_key -> the graph written in full
+  size_t written_ = 0;
 };
 
 /// JSON text that is safe inside a <script> element: no '<' at all (every

@@ -50,6 +50,15 @@ struct HtmlReportInput {
   std::string diff_text;  // the diff's text report
   // An --exec output directory: the run, and the graphs' processes.
   const AttachRun* run = nullptr;
+  // A run's graphs repeat (every rank of a job captures the same one):
+  // with share_identical, a graph without a profile that the page would
+  // show exactly as an earlier one (the same ids, nodes, names, origins,
+  // edges and picture) is written as a reference to it (same_as) with its
+  // own label, process and profile note, not as another copy.
+  bool share_identical = false;
+  // A multi-rank run: graphscope ranks' analysis as lib/inspect/runs writes
+  // it for the page (runs/ranks.h, write_ranks_page_json); empty: none.
+  std::string ranks_json;
   std::vector<std::string> notes;  // what the page should say it left out
   size_t svg_max_nodes = kDefaultSvgMaxNodes;
   bool fold = true;

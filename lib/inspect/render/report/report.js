@@ -3,6 +3,9 @@
 (function () {
   'use strict';
   const D = JSON.parse(document.getElementById('gs-data').textContent);
+  // A run's graph that the page shows exactly as an earlier one names it
+  // (same_as): its own label, process and note, the rest read through it.
+  for (const g of D.graphs) if (g.same_as !== undefined) Object.setPrototypeOf(g, D.graphs[g.same_as]);
   const S = (i) => (i < 0 || i === null || i === undefined ? '' : D.strings[i]);
   const app = document.getElementById('app');
   const CAT_COLORS = ['#2f6fd0', '#17a2b8', '#5bc0de', '#8e44ad', '#7f8c8d', '#f0ad4e', '#d9534f', '#e4606d',
@@ -38,8 +41,9 @@
   const pct = (x) => (100 * x).toFixed(1) + '%';
   const G = (gi) => D.graphs[gi];
   function nodeLink(gi, v, text) {
-    return el('span', { class: 'link', 'data-node': v, onclick: (ev) => { ev.stopPropagation(); select(gi, [v], v, true); } },
-      text || ('node ' + v + ' ' + S(G(gi).name[v])));
+    text = text || ('node ' + v + ' ' + S(G(gi).name[v]));
+    // The whole text on hover: where the details are narrow it ends in an ellipsis.
+    return el('span', { class: 'link', 'data-node': v, title: text, onclick: (ev) => { ev.stopPropagation(); select(gi, [v], v, true); } }, text);
   }
   function dependents(gi) {
     const g = G(gi);
@@ -76,32 +80,8 @@
     return h;
   }
 
-  // ---- an --exec run: processes and their graphs
-  function runIndex() {
-    const s = el('section', { id: 'gs-index' }, el('h2', { text: 'Processes of the run' }));
-    s.append(el('div', { class: 'muted', text: 'command: ' + D.run.command.join(' ') + ' \u00b7 exit code ' + D.run.exit_code +
-      (D.run.profile ? ' \u00b7 profiled' : '') }));
-    const t = el('table', { class: 'grid' });
-    t.append(el('tr', null, el('th', { text: 'process' }), el('th', { text: 'command' }), el('th', { text: 'device' }),
-      el('th', { text: 'state' }), el('th', { text: 'graphs' }), el('th', { text: 'not dumped' })));
-    for (const p of D.run.processes) {
-      const gs = el('td');
-      p.graphs.forEach((gi) => {
-        const g = G(gi);
-        gs.append(el('span', { class: 'link', onclick: () => showGraph(gi) },
-          'graph ' + (g.exec_graph_id === null ? '?' : g.exec_graph_id) + ' (' + g.nodes + ' nodes' +
-          (g.profile ? ', ' + us(g.profile.makespan_us) : '') + ')'), ' ');
-      });
-      const sk = el('td');
-      for (const x of p.skipped) sk.append(el('div', { text: 'graph ' + (x.exec_graph_id === null ? '?' : x.exec_graph_id) + ': ' + x.why }));
-      for (const x of p.errors) sk.append(el('div', { class: 'note', text: x }));
-      t.append(el('tr', null, el('td', { text: p.rank !== undefined ? 'rank ' + p.rank + ' (pid ' + p.pid + ')' : p.dir + ' (pid ' + p.pid + ')' }), el('td', { text: p.command.join(' ') }),
-        el('td', { text: p.device }), el('td', { text: (p.attached ? 'attached' : 'not attached') + (p.complete ? ', ran to its end' : ', ended early') + (p.problem ? '; ' + p.problem : '') }),
-        gs, sk));
-    }
-    s.append(t);
-    return s;
-  }
+  // ---- an --exec run: its parts are report_run.js's
+  const RUN = D.run ? graphscopeRunPage({ D, S, G, el, us, showGraph, select }) : null;
 
   // ---- the picture: pan, zoom, click
   function mountPicture(container, gi, side) {
@@ -170,15 +150,34 @@
   }
   function fit(pane) {
     if (!pane.svg) return;
-    const f = pane.full, r = pane.view.getBoundingClientRect();
-    const W = r.width || 800, H = r.height || 500;
+    // The picture's own box: the view's inside, without its border.
+    const f = pane.full, W = pane.view.clientWidth || 800, H = pane.view.clientHeight || 500;
     const whole = Math.min(W / f.w, H / f.h);
-    // A picture too large to read whole opens at its top, at a scale where
-    // its labels can be read (at most 1:1), rather than as a thin line.
-    const k = whole >= 0.55 ? Math.min(whole, 1.25) : Math.max(whole, Math.min(1, W / f.w, 0.75));
+    // Never smaller than MIN_SCALE (the pictures' 10 pt labels at 8 px or
+    // more): a picture too large to read whole opens at its top, around its
+    // first node, and pan and zoom show the rest ('whole graph' shows all).
+    const k = Math.min(Math.max(whole, MIN_SCALE), 1.25);
     const w = W / k, h = H / k;
-    setView(pane, f.x + (f.w - w) / 2, k === whole ? f.y + (f.h - h) / 2 : f.y, w, h);
+    if (k === whole || (f.w <= w && f.h <= h)) return setView(pane, f.x + (f.w - w) / 2, f.y + (f.h - h) / 2, w, h);
+    let x = f.x + (f.w - w) / 2, y = f.y;
+    if (f.w > w) {
+      // Wider than the view (most often by the title's lines): around the
+      // first node, from just above it; the title's cut lines stay above.
+      const first = pane.svg.querySelector('g.node');  // Graphviz writes the nodes in the graph's order
+      if (first) {
+        const b = first.getBBox(), m = pane.svg.getScreenCTM().inverse().multiply(first.getScreenCTM());
+        const p = pane.svg.createSVGPoint();
+        p.x = b.x + b.width / 2;
+        p.y = b.y;
+        const q = p.matrixTransform(m);
+        x = Math.min(Math.max(q.x - w / 2, f.x), f.x + f.w - w);
+        y = Math.max(f.y, q.y - 6);
+      }
+    }
+    setView(pane, x, y, w, h);
   }
+  const MIN_SCALE = 0.8;
+  window.graphscopeMinScale = MIN_SCALE;  // the browser test reads it
   function zoomAt(pane, k, fx, fy) {
     if (!pane.svg) return;
     const v = pane.vb;
@@ -244,8 +243,16 @@
     count.textContent = q ? found.length + (found.length === 1 ? ' node matches' : ' nodes match') : '';
     count.dataset.count = found.length;
     for (const gi of gis) mark('gs-match', gi, found.filter((m) => m[0] === gi).map((m) => m[1]));
+    // A result says the node's op and module too: "3 vectorized_elementwise_kernel<GeluCUDAKernelImpl(float)>
+    // (aten::gelu, model.layers.0.mlp.act_fn)"; the op is the origin's "op" line (html_report.cc's origin_text).
+    const originBrief = (g, v) => {
+      const op = /^op (.+)$/m.exec(S(g.origin[v])), parts = [];
+      if (op) parts.push(op[1]);
+      if (S(g.module[v])) parts.push(S(g.module[v]));
+      return parts.length ? ' (' + parts.join(', ') + ')' : '';
+    };
     for (const [gi, v] of found.slice(0, 300))
-      res.append(el('span', null, nodeLink(gi, v, (DIFF ? (gi ? 'B ' : 'A ') : '') + v + ' ' + S(G(gi).name[v]))));
+      res.append(el('span', null, nodeLink(gi, v, (DIFF ? (gi ? 'B ' : 'A ') : '') + v + ' ' + S(G(gi).name[v]) + originBrief(G(gi), v))));
     if (found.length > 300) res.append(el('span', { class: 'muted', text: '... and ' + (found.length - 300) + ' more' }));
     if (found.length) {
       const gi = found[0][0];
@@ -288,7 +295,10 @@
       row('repeat', 'copy ' + (g.copy[v] + 1) + ' of ' + r.count + ' x ' + (r.module_type || r.label) +
         (g.copy[v] > 0 ? ' (the picture draws copy 1 for it)' : ''));
     }
-    if (p) {
+    if (p && !p.node_replays[v]) {
+      // No record of the node: no times to show (the columns hold 0 for it).
+      row('profile', el('span', { class: 'muted', text: 'no record of it in the trace: no times, no verdict' }));
+    } else if (p) {
       const dmin = p.duration_min[v], dmax = p.duration_max[v];
       row('start', us(p.start[v]) + ' \u2192 end ' + us(p.end[v]) + ' (medians, from the replay\u2019s start)');
       // The median of the node's own durations (inside its range), not median end minus median start.
@@ -310,11 +320,20 @@
       row('profile', g.profile_note);
     }
     if (DIFF && gi < 2) {
-      const m = gi === 0 ? DIFF.a_mark[v] : DIFF.b_mark[v], why = gi === 0 ? DIFF.a_why[v] : DIFF.b_why[v];
-      const words = ['the same in both', gi === 0 ? 'only in A (removed)' : 'only in B (added)', 'changed', 'an edge changed'][m];
-      row('diff', words + (why >= 0 ? ': ' + S(why) : ''));
-      const partner = gi === 0 ? DIFF.a_to_b[v] : DIFF.a_to_b.indexOf(v);
+      const first = t.children.length;  // the diff's rows go first: they are what the page is about
+      const why = gi === 0 ? DIFF.a_why[v] : DIFF.b_why[v];
+      row('diff', el('span', { class: 'gs-dword gs-dw' + diffMark(gi, v), text: DIFF_WORDS[gi][diffMark(gi, v)] }), why >= 0 ? ': ' + S(why) : '');
+      const partner = diffPartner(gi, v);
       if (partner >= 0) row(gi === 0 ? 'in B' : 'in A', nodeLink(1 - gi, partner));
+      // A folded shape draws several nodes: what they are, counted, as its colour says.
+      if (nodes.length > 1) {
+        const n = [0, 0, 0, 0];
+        for (const u of nodes) ++n[diffMark(gi, u)];
+        const parts = [];
+        n.forEach((c, m) => { if (c) parts.push(c + ' ' + DIFF_WORDS[gi][m]); });
+        row('drawn here', el('span', { class: 'gs-dcount', 'data-counts': n.join(',') }, nodes.length + ' nodes: ' + parts.join(', ')));
+      }
+      t.prepend(...[...t.children].slice(first));
     }
     box.append(t);
     if (nodes.length > 1) {
@@ -368,8 +387,14 @@
       m.append(el('tr', null, el('td', { text: 'zero dependency latency' }), el('td', { class: 'num', text: us(w.zero_latency_us) })));
       right.append(m);
     }
-    s.append(el('div', { class: 'twocol' }, t, right));
+    s.append(el('div', { class: 'twocol' }, t, right), findings(p));
     return s;
+  }
+  function findings(p) {  // what to try (analysis/findings.h), each with the numbers behind it, as the text report says it
+    const box = el('div', { id: 'gs-findings' }, el('h3', { text: 'Findings: what to try' }));
+    if (!p.findings || !p.findings.length) box.append(el('div', { class: 'muted', text: p.findings_note || 'none stand out' }));
+    else box.append(el('ul', null, ...p.findings.map((f) => el('li', { 'data-kind': f.kind, 'data-share': f.share, text: f.text }))));
+    return box;
   }
   function pickCategory(gi, c) {
     const p = G(gi).profile, g = G(gi), nodes = [];
@@ -474,6 +499,42 @@
     return s;
   }
 
+  // ---- the legend of a profiled picture: the delay scale (D.delay_bands,
+  // html_report.cc from delay_scale.h: multiples of the profile's threshold)
+  // in microseconds, and every word the details and tables use.
+  function delayBand(delay, threshold) {
+    let b = 0;
+    D.delay_bands.forEach((x, k) => { if (k > 0 && delay > 0 && delay >= x.from * threshold) b = k; });
+    return b;
+  }
+  window.graphscopeDelayBand = delayBand;
+  function profileLegend(gi) {
+    const p = G(gi).profile, th = p.threshold_us, bands = D.delay_bands;
+    const l = el('div', { class: 'legend', id: 'gs-legend', 'data-threshold-us': th });
+    const scale = el('div', null, el('b', { text: 'Fill: ' }), 'the node\u2019s median delay (its start minus the moment it was ready), against this profile\u2019s threshold of ' + us(th) + ': ');
+    bands.forEach((b, k) => {
+      const lo = b.from * th, hi = k + 1 < bands.length ? bands[k + 1].from * th : null;
+      const range = k === 0 ? 'under ' + us(hi) : hi === null ? us(lo) + ' and more' : us(lo) + ' to ' + us(hi);
+      scale.append(el('span', { class: 'lg-band', 'data-band': k },
+        el('span', { class: 'lg-sw', style: 'background:' + b.fill + ';color:' + b.text, text: 'Aa' }), ' ' + range + ' (' + b.words + ')'), ' ');
+    });
+    scale.append(el('span', { class: 'lg-band' }, el('span', { class: 'lg-sw', style: 'background:' + D.no_record_fill, text: 'Aa' }), ' no record of the node in the trace'));
+    l.append(scale);
+    const word = (w, cls, text) => el('span', { class: 'lg-word' }, el('b', { class: cls || '', text: w }), ' ' + text);
+    l.append(el('div', null, el('b', { text: 'Verdicts: ' }),
+      word('real', 'verdict-real', 'the node waited for a node the graph makes it wait for (a path in the graph);'), ' ',
+      word('fake', 'verdict-fake', 'it came after work the graph does not order it after (e.g. independent branches on one channel);'), ' ',
+      word('none', 'verdict-none', 'no observed dependency: nothing on its lane ended before it started;'), ' ',
+      word('blocking', '', 'a fake dependency that held the node: delayed past the threshold behind work that is no ancestor; otherwise a fake one is ordering only;'), ' ',
+      word('?', '', 'the verdict rests on an ambiguous assignment of records to nodes.')));
+    l.append(el('div', { class: 'muted' }, el('b', { text: 'Other words: ' }),
+      'cause: what a blocker shared with the node (same channel, copy engine, same stream, other); ' +
+      '\u201cits lane was busy\u201d: other work still ran on its lane, the delay is dispatch, not a wait; ' +
+      'assigned: how its records were found (id, unique, order, interchangeable, ambiguous); ' +
+      'times in \u00b5s from the replay\u2019s first start, medians over replays.'));
+    return l;
+  }
+
   // ---- the page
   function graphSection(gi) {
     const g = G(gi);
@@ -486,6 +547,7 @@
     const view = el('div', { class: 'view', id: 'gs-view-0' });
     panesDiv.append(el('div', { class: 'pane' }, view));
     head.append(el('div', { class: 'workspace' }, panesDiv, el('aside', { id: 'details' }, el('div', { class: 'muted', text: 'Click a node, or search, to see its details.' }))));
+    if (g.profile) head.append(profileLegend(gi));
     wrap.append(head);
     if (g.profile) { wrap.append(account(gi)); wrap.append(tables(gi)); wrap.append(timeline(gi)); }
     else if (g.profile_note) wrap.append(el('section', null, el('div', { class: 'note', text: 'no profile: ' + g.profile_note })));
@@ -512,45 +574,89 @@
     const picker = document.getElementById('gs-picker');
     if (picker) for (const b of picker.querySelectorAll('button')) b.classList.toggle('on', +b.dataset.graph === gi);
     const { wrap, view } = graphSection(gi);
+    if (RUN) { const n = RUN.sharedNote(gi); if (n) wrap.firstChild.insertBefore(n, wrap.firstChild.children[1]); }
     body.replaceChildren(wrap);
     mountPicture(view, gi, 0);
   }
+  // ---- the diff: what each node is (DIFF.a_mark, b_mark: 0 the same, 1 only
+  // on its side, 2 changed, 3 an edge of it changed), and what a shape that
+  // draws several nodes (a folded repeat's copies) is: its class, its
+  // colour, follows all of them.
+  const DIFF_WORDS = [['the same in both', 'only in A (removed)', 'changed', 'an edge changed'],
+                      ['the same in both', 'only in B (inserted)', 'changed', 'an edge changed']];
+  const diffMark = (gi, v) => (gi === 0 ? DIFF.a_mark[v] : DIFF.b_mark[v]) || 0;
+  function diffPartner(gi, v) {
+    if (gi === 0) return DIFF.a_to_b[v];
+    if (!DIFF._b_to_a) {
+      DIFF._b_to_a = new Array(G(1).nodes).fill(-1);
+      DIFF.a_to_b.forEach((b, a) => { if (b >= 0) DIFF._b_to_a[b] = a; });
+    }
+    return DIFF._b_to_a[v];
+  }
+  function shapeDiffClass(gi, nodes) {
+    const n = [0, 0, 0, 0];
+    for (const v of nodes) ++n[diffMark(gi, v)];
+    if (n[1] && n[1] === nodes.length) return 'gs-d1';  // all only on this side
+    if (n[1]) return 'gs-dp';                          // some copies only on this side, some matched
+    if (n[2]) return 'gs-d2';
+    if (n[3]) return 'gs-d3';
+    return '';
+  }
+  window.graphscopeShapeDiffClass = shapeDiffClass;  // the browser test compares it with the document's
+  function swatch(cls, title) { return el('span', { class: 'lg-sw ' + cls, title: title || '' }); }
+  function diffLegend() {
+    const l = el('div', { class: 'legend', id: 'gs-legend' });
+    l.append(el('div', null, el('b', { text: 'Colours ' }),
+      swatch('lg-same'), 'the same in both (a matched node, nothing changed) \u00b7 ',
+      swatch('lg-removed'), 'removed: only in A \u00b7 ', swatch('lg-inserted'), 'inserted: only in B \u00b7 ',
+      swatch('lg-changed'), 'changed: matched, an attribute differs (grid, size, ...) \u00b7 ',
+      swatch('lg-edge'), 'an edge changed: matched, an edge of it is only on one side or changed type \u00b7 ',
+      swatch('lg-partly-a'), swatch('lg-partly-b'), 'partly: a folded shape whose nodes are matched in some copies and only on its side in others (its details count them)'));
+    l.append(el('div', { class: 'muted', text: 'A shape of a folded picture draws every copy of its repeat: its colour is that of all the nodes it draws, and clicking it lists them. ' +
+      'Edges of one side that the other runs through inserted (or removed) nodes are where those were put in (taken out), not edges removed.' }));
+    return l;
+  }
+
+  // What a side's folded picture draws as one (its title says it too, above its first node).
+  const paneFolding = (gi) => el('div', { class: 'panehead muted', title: G(gi).folding || '', text: G(gi).folding ? 'folded: ' + G(gi).folding : 'nothing folded' });
   function diffPage() {
     const wrap = el('div');
     const s = el('section');
     s.append(el('h2', { text: DIFF.same ? 'The two graphs are the same' : 'The graphs differ' }));
-    s.append(el('div', { class: 'muted', text: 'red: only in A \u00b7 green: only in B \u00b7 orange: changed \u00b7 dashed: an edge changed. Click a node to see its partner.' }));
+    s.append(diffLegend());
     s.append(toolbar());
     const pa = el('div', { class: 'view side-a', id: 'gs-view-0' }), pb = el('div', { class: 'view side-b', id: 'gs-view-1' });
     const ps = el('div', { class: 'panes' },
-      el('div', { class: 'pane' }, el('div', { class: 'panehead', text: G(0).label + ' (' + G(0).nodes + ' nodes)' }), pa),
-      el('div', { class: 'pane' }, el('div', { class: 'panehead', text: G(1).label + ' (' + G(1).nodes + ' nodes)' }), pb));
+      el('div', { class: 'pane' }, el('div', { class: 'panehead', text: G(0).label + ' (' + G(0).nodes + ' nodes)' }), paneFolding(0), pa),
+      el('div', { class: 'pane' }, el('div', { class: 'panehead', text: G(1).label + ' (' + G(1).nodes + ' nodes)' }), paneFolding(1), pb));
     s.append(el('div', { class: 'workspace' }, ps, el('aside', { id: 'details' }, el('div', { class: 'muted', text: 'Click a node to see its details.' }))));
     wrap.append(s);
     wrap.append(el('section', null, el('h2', { text: 'The difference' }), el('pre', { class: 'pre', id: 'gs-diff-text', text: DIFF.text })));
     body.replaceChildren(wrap);
     const a = mountPicture(pa, 0, 0), b = mountPicture(pb, 1, 1);
-    for (const [pane, marks] of [[a, DIFF.a_mark], [b, DIFF.b_mark]]) {
+    for (const pane of [a, b]) {
       if (!pane.svg) continue;
       const byShape = shapeNodes(pane.gi);
       for (const [name, e] of pane.shapes) {
-        const nodes = byShape.get(name) || [];
-        let m = 0;
-        for (const v of nodes) if (marks[v] && (m === 0 || marks[v] < m)) m = marks[v];
-        if (m) e.classList.add('gs-d' + m);
+        const cls = shapeDiffClass(pane.gi, byShape.get(name) || []);
+        if (cls) e.classList.add(cls);
       }
     }
   }
   function main() {
     app.textContent = '';
     app.append(header());
-    if (D.run) app.append(runIndex());
+    if (D.ranks) app.append(RUN.ranksSection());
+    if (RUN) app.append(RUN.runIndex());
     if (!DIFF && D.graphs.length > 1) {
-      const pick = el('section', { id: 'gs-picker' }, el('h2', { text: 'Graphs' }));
-      const row = el('div', { class: 'graphpick' });
-      D.graphs.forEach((g, gi) => row.append(el('button', { 'data-graph': gi, onclick: () => showGraph(gi), text: g.label + ' (' + g.nodes + ')' })));
-      pick.append(row);
-      app.append(pick);
+      if (RUN) app.append(RUN.picker());
+      else {
+        const pick = el('section', { id: 'gs-picker' }, el('h2', { text: 'Graphs' }));
+        const row = el('div', { class: 'graphpick' });
+        D.graphs.forEach((g, gi) => row.append(el('button', { 'data-graph': gi, onclick: () => showGraph(gi), text: g.label + ' (' + g.nodes + ')' })));
+        pick.append(row);
+        app.append(pick);
+      }
     }
     body = el('div', { id: 'gs-body' });
     app.append(body);
