@@ -17,7 +17,7 @@
 #include "inspect/core/io.h"
 #include "inspect/formats/load.h"
 #include "inspect/analysis/profile.h"
-#include "inspect/runs/run_dir.h"
+#include "inspect/runs/run_page.h"
 #include "inspect/core/text.h"
 
 namespace graphscope::cli {
@@ -70,46 +70,13 @@ void add(HtmlReportInput& in, const Profiled& p, const std::string& label, int p
   in.graphs.push_back(g);
 }
 
-/// The page of an --exec output directory: every file its index names is
-/// read through the run directory's resolver (inside it, regular files,
-/// never blocking), and each trace once however many graphs name it.
+/// The page of an --exec output directory (lib/inspect/runs/run_page.h).
 std::string run_report(const ReportRequest& q, const std::string& dir) {
-  RunDirectory files(dir);
-  AttachRun run = files.read_index();
-  RunTraces traces(files);
-  HtmlReportInput in;
-  in.title = "graphscope report: " + display_name(dir);
-  in.sources = {dir};
-  in.run = &run;
-  in.fold = q.fold;
-  in.svg_max_nodes = q.svg_max_nodes;
-  std::vector<std::unique_ptr<Profiled>> graphs;
-  for (size_t p = 0; p < run.processes.size(); ++p) {
-    const auto& proc = run.processes[p];
-    for (size_t i = 0; i < proc.index.graphs.size(); ++i) {
-      const AttachedGraph& ag = proc.index.graphs[i];
-      auto g = std::make_unique<Profiled>();
-      const RunFile file = files.resolve(run, p, i, RunName::file);
-      g->doc = parse_graph(files.read(file), file.path);
-      std::string note;
-      if (ag.profiled && !ag.trace_file.empty()) {
-        const RunFile trace = files.resolve(run, p, i, RunName::trace);
-        g->trace = traces.get(trace);
-        ProfileOptions o = profile_options(q);
-        o.exec_graph_id = ag.exec_graph_id;
-        join_trace(*g, trace.path, o);
-      } else if (run.profile) {
-        note = ag.profile_error.empty() ? "not profiled" : ag.profile_error;
-      }
-      const std::string who = proc.index.rank ? "rank " + std::to_string(proc.index.rank->rank) + " (pid " +
-                                                    std::to_string(proc.index.pid) + ")"
-                                              : "pid " + std::to_string(proc.index.pid);
-      add(in, *g, who + " graph " + std::to_string(ag.exec_graph_id), int(p));
-      in.graphs.back().profile_note = note;
-      graphs.push_back(std::move(g));
-    }
-  }
-  return write_html_report(in);
+  RunPageOptions o;
+  o.profile = profile_options(q);
+  o.fold = q.fold;
+  o.svg_max_nodes = q.svg_max_nodes;
+  return write_run_page(dir, o);
 }
 
 }  // namespace

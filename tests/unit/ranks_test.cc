@@ -3,6 +3,10 @@
 // read from a launcher's environment; run directories built on disk.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -13,6 +17,7 @@
 #include "inspect/core/io.h"
 #include "inspect/runs/ranks.h"
 #include "inspect/runs/run_dir.h"
+#include "inspect/core/stats.h"
 #include "test_data.h"
 
 using namespace graphscope;
@@ -220,4 +225,170 @@ TEST_CASE("a ranked process takes rank-R, then rank-R.pid-PID, and an unranked o
   CHECK(attach_dir_names(AttachRank{1, std::nullopt, std::nullopt, "RANK"}, 42) ==
         std::vector<std::string>{"rank-1", "rank-1.pid-42"});
   CHECK(attach_dir_names(std::nullopt, 42) == std::vector<std::string>{"pid-42"});
+}
+
+namespace {
+
+// Independently of graphscope's readers: the start (ns, on the common
+// clock) of every NCCL kernel of a recorded rank's trace, per graph launch
+// (correlation id), launches in the order they started.
+std::vector<std::vector<int64_t>> nccl_starts(const std::string& trace) {
+  const nlohmann::json t = nlohmann::json::parse(read_file(trace));
+  const int64_t base = t["baseTimeNanoseconds"].get<int64_t>();  // as an integer: a double would lose the ns
+  std::map<int64_t, std::vector<int64_t>> by_launch;
+  for (const auto& e : t["traceEvents"])
+    if (e.value("ph", "") == "X" && e.value("cat", "") == "kernel" &&
+        e["name"].get<std::string>().find("nccl") != std::string::npos)
+      by_launch[e["args"]["correlation"].get<int64_t>()].push_back(base + std::llround(e["ts"].get<double>() * 1000.0));
+  std::vector<std::vector<int64_t>> out;
+  for (auto& [c, v] : by_launch) {
+    std::sort(v.begin(), v.end());
+    out.push_back(v);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the recorded profiled run: per collective, each rank's wait and the rank that arrived last") {
+  RanksResult r = compare_ranks(test::data_path("ranks/r_prof"));
+  REQUIRE(r.rows.size() == 1);
+  const RankRow& row = r.rows[0];
+  REQUIRE(row.waits.size() == 1);
+  const CollectiveWait& w = row.waits[0];
+  // Computed here from the two recorded traces: the i-th launch of each
+  // rank is one step; a rank waits from its start to the last rank's.
+  const auto a = nccl_starts(test::data_path("ranks/r_prof/rank-0/trace-2.json"));
+  const auto b = nccl_starts(test::data_path("ranks/r_prof/rank-1/trace-2.json"));
+  REQUIRE(a.size() == b.size());
+  CHECK(w.replays == a.size());
+  std::vector<double> wait0, wait1;
+  uint64_t last0 = 0, last1 = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    REQUIRE(a[i].size() == 1);
+    const int64_t last = std::max(a[i][0], b[i][0]);
+    wait0.push_back(double(last - a[i][0]) / 1000.0);
+    wait1.push_back(double(last - b[i][0]) / 1000.0);
+    last0 += a[i][0] == last;
+    last1 += b[i][0] == last;
+  }
+  CHECK(w.arrived_last[0] == last0);
+  CHECK(w.arrived_last[1] == last1);
+  CHECK(w.wait_us[0] == doctest::Approx(median(wait0)).epsilon(1e-6));
+  CHECK(w.wait_us[1] == doctest::Approx(median(wait1)).epsilon(1e-6));
+  CHECK(w.max_wait_us[0] == doctest::Approx(*std::max_element(wait0.begin(), wait0.end())).epsilon(1e-6));
+  // The rank the others waited for is the one that started last most often.
+  const int64_t last_rank = r.ranks[row.ranks[w.last].rank].rank;
+  CHECK(last_rank == (last1 > last0 ? 1 : 0));
+  CHECK(w.arrived_last[w.last] == std::max(last0, last1));
+  // The kernel and the node of the graph it is.
+  CHECK(w.name == "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+  REQUIRE(w.node.has_value());
+  const Graph& g = r.ranks[0].graphs[0].doc.root;
+  CHECK(g.nodes[*w.node].kernel_name.find("ncclDevKernel_AllReduce") != std::string::npos);
+  // The ranks' totals come from the same pairing.
+  const RankProfile& p0 = *r.ranks[0].graphs[0].profile;
+  const RankProfile& p1 = *r.ranks[1].graphs[0].profile;
+  CHECK(p0.collectives_timed == a.size());
+  CHECK(p0.arrived_last == last0);
+  CHECK(p1.arrived_last == last1);
+  CHECK(*p0.collective_wait_us == w.wait_us[0]);
+  // The text and the JSON say the same numbers.
+  const std::string text = format_ranks(r);
+  CHECK(text.find("graph #0, collective 1: node " + std::to_string(*w.node) + " ncclDevKernel_AllReduce_Sum_f32_RING_LL, " +
+                  std::to_string(a.size()) + " replays; rank " + std::to_string(last_rank) + " arrived last in " +
+                  std::to_string(std::max(last0, last1)) + " of " + std::to_string(a.size())) != std::string::npos);
+  const auto j = nlohmann::json::parse(write_ranks_json(r));
+  const auto& jw = j["graphs"][0]["collective_waits"][0];
+  CHECK(jw["last_rank"] == last_rank);
+  CHECK(jw["ranks"][0]["wait_us"].get<double>() == w.wait_us[0]);
+  CHECK(jw["ranks"][1]["arrived_last"].get<uint64_t>() == w.arrived_last[1]);
+  CHECK(j["first_difference"].is_null());
+}
+
+TEST_CASE("the recorded run whose rank 1 captured one all-reduce more: where the ranks differ first") {
+  RanksResult r = compare_ranks(test::data_path("ranks/r_extra"));
+  REQUIRE(r.first_difference.has_value());
+  CHECK(r.first_difference->row == 0);
+  CHECK(r.ranks[r.first_difference->rank].rank == 1);
+  const RankMatch& m = r.rows[0].ranks[1];
+  const Graph& own = r.ranks[1].graphs[0].doc.root;
+  // Its collective kernels in capture order, against rank 0's.
+  const auto& a = r.ranks[0].graphs[0].collective_kernels;
+  const auto& b = r.ranks[1].graphs[0].collective_kernels;
+  REQUIRE(a.size() == 1);
+  REQUIRE(b.size() == 2);
+  CHECK(b[0].kernel == a[0].kernel);
+  CHECK(b[1].name == "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+  CHECK(own.nodes[b[1].node].kernel_name == b[1].kernel);
+  CHECK(b[0].node < b[1].node);
+  CHECK(b[1].origin.find("ranks_app.py:") != std::string::npos);
+  REQUIRE(m.collectives_part_at.has_value());
+  CHECK(*m.collectives_part_at == 1);
+  // The first node that differs: the lowest index of rank 1's added nodes.
+  REQUIRE(m.first_node.has_value());
+  REQUIRE(m.diff.has_value());
+  uint32_t lowest = UINT32_MAX;
+  for (const NodeGroup& g : m.diff->root.added) lowest = std::min(lowest, *std::min_element(g.nodes.begin(), g.nodes.end()));
+  CHECK(m.first_side == "added");
+  CHECK(m.first_node->node == lowest);
+  CHECK(m.first_node->name == std::string(to_string(own.nodes[lowest].type)));
+  const std::string text = format_ranks(r);
+  CHECK(text.find("    first: node " + std::to_string(lowest) + " " + m.first_node->name + ", only in rank 1") !=
+        std::string::npos);
+  CHECK(text.find("    collectives part at the 2nd: rank 0 has no more; rank 1 node " + std::to_string(b[1].node) +
+                  " ncclDevKernel_AllReduce_Sum_f32_RING_LL") != std::string::npos);
+  const auto j = nlohmann::json::parse(write_ranks_json(r));
+  CHECK(j["first_difference"]["rank"] == 1);
+  CHECK(j["graphs"][0]["ranks"][1]["collectives_part_at"] == 1);
+  CHECK(j["graphs"][0]["ranks"][1]["first_node"]["side"] == "added");
+  CHECK(j["graphs"][0]["ranks"][1]["collective_kernels"].size() == 2);
+}
+
+TEST_CASE("collectives part where a rank's kernels in capture order differ, not where its other nodes do") {
+  const char* gather = "ncclDevKernel_AllGather_RING_LL";
+  RunDir d("part");
+  d.rank(0, {test::make_doc({{NodeType::kernel, kNccl, {}}, {NodeType::kernel, gather, {0}}}, 2)});
+  d.rank(1, {test::make_doc({{NodeType::kernel, kNccl, {}}, {NodeType::kernel, gather, {0}}}, 2)});
+  d.rank(2, {test::make_doc({{NodeType::kernel, gather, {}}, {NodeType::kernel, kNccl, {0}}}, 2)});
+  d.rank(3, {test::make_doc({{NodeType::kernel, kNccl, {}}, {NodeType::kernel, "_Z4gemmv", {0}},
+                             {NodeType::kernel, gather, {1}}}, 2)});
+  RanksResult r = d.compare();
+  const RankRow& row = r.rows[0];
+  CHECK_FALSE(row.ranks[1].collectives_part_at.has_value());
+  REQUIRE(row.ranks[2].collectives_part_at.has_value());
+  CHECK(*row.ranks[2].collectives_part_at == 0);  // the other order: they part at once
+  CHECK_FALSE(row.ranks[3].collectives_part_at.has_value());  // a GEMM more, the same collectives
+  REQUIRE(row.ranks[3].first_node.has_value());
+  CHECK(row.ranks[3].first_node->node == 1);
+  CHECK(row.ranks[3].first_side == "added");
+  REQUIRE(r.first_difference.has_value());
+  CHECK(r.first_difference->rank == 2);
+}
+
+TEST_CASE("the page's ranks section holds the numbers of graphscope ranks --json, ranks alike once") {
+  RanksResult r = compare_ranks(test::data_path("ranks/r_prof"));
+  const auto page = nlohmann::json::parse(write_ranks_page_json(r, [](size_t rank, size_t) { return int64_t(rank); }));
+  const auto doc = nlohmann::json::parse(write_ranks_json(r));
+  CHECK(page["same"] == doc["same"]);
+  REQUIRE(page["graphs"].size() == doc["graphs"].size());
+  const auto& row = page["graphs"][0];
+  for (size_t x = 0; x < r.ranks.size(); ++x) {
+    const auto& q = doc["graphs"][0]["ranks"][x]["profile"];
+    CHECK(row["profile"]["makespan_us"][x] == q["makespan_us"]);
+    CHECK(row["profile"]["collective_wait_us"][x] == q["collective_wait_us"]);
+    CHECK(row["profile"]["arrived_last"][x] == q["arrived_last"]);
+    CHECK(row["waits"][0]["wait_us"][x] == doc["graphs"][0]["collective_waits"][0]["ranks"][x]["wait_us"]);
+    CHECK(row["page"][x] == int64_t(x));
+  }
+  // Both ranks agree and capture the same collectives: one kind.
+  CHECK(row["kinds"].size() == 1);
+  CHECK(row["kind"] == nlohmann::json::array({0, 0}));
+  RanksResult e = compare_ranks(test::data_path("ranks/r_extra"));
+  const auto extra = nlohmann::json::parse(write_ranks_page_json(e, [](size_t, size_t) { return int64_t(0); }));
+  CHECK_FALSE(extra.contains("kinds"));
+  CHECK(extra["graphs"][0]["kinds"].size() == 2);
+  CHECK(extra["first_difference"]["rank"] == 1);
+  CHECK(extra["result"] == "1 graph differs (rank 1 against rank 0)");
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <set>
 
 #include "../formats/chrome_trace.h"
@@ -82,6 +84,145 @@ std::string profiles(const RanksResult& r) {
   return out;
 }
 
+// "0-3, 5, 7-9": rank numbers, ascending, as ranges.
+std::string rank_ranges(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  std::string s;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    s += (s.empty() ? "" : ", ") + std::to_string(v[i]) + (j > i ? "-" + std::to_string(v[j]) : "");
+    i = j + 1;
+  }
+  return s;
+}
+
+std::string who(const std::vector<int64_t>& ranks) {
+  return ranks.size() == 1 ? "rank " + std::to_string(ranks[0])
+                           : "ranks " + rank_ranges(ranks) + " (" + std::to_string(ranks.size()) + ")";
+}
+
+std::string ordinal(size_t n) {
+  const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
+
+std::string collective_text(const RankCollective& c) {
+  return "node " + std::to_string(c.node) + (c.nested ? " (in its body)" : "") + " " + printable(c.name) +
+         (c.origin.empty() ? "" : " (" + printable(c.origin) + ")");
+}
+
+// RankMatch::first_side for people.
+std::string first_side_text(const std::string& side, int64_t rank, int64_t ref) {
+  const std::string own = "rank " + std::to_string(rank), other = "rank " + std::to_string(ref);
+  if (side == "added") return "only in " + own;
+  if (side == "removed") return "only in " + other;
+  if (side == "edge_added") return "an edge into it only in " + own;
+  if (side == "edge_removed") return "an edge into it only in " + other;
+  if (side == "edge_retyped") return "an edge into it changed type";
+  return side;  // "changed"
+}
+
+// The lines under a differing rank: its first different node, and where
+// its collectives part from the reference's.
+std::string difference_detail(const RanksResult& r, const RankRow& row, const RankMatch& m) {
+  std::string out;
+  const RankProcess& p = r.ranks[m.rank];
+  const RankProcess& ref = r.ranks[0];
+  if (m.first_node) {
+    const RankNode& n = *m.first_node;
+    const std::string side = first_side_text(m.first_side, p.rank, ref.rank);
+    out += "    first: node " + std::to_string(n.node) + " " + printable(n.name) + ", " + side +
+           (n.origin.empty() ? "" : " (" + printable(n.origin) + ")") + "\n";
+  }
+  if (m.collectives_part_at) {
+    const size_t k = *m.collectives_part_at;
+    static const std::vector<RankCollective> none;
+    const auto& a = row.reference ? ref.graphs[*row.reference].collective_kernels : none;
+    const auto& b = m.graph ? p.graphs[*m.graph].collective_kernels : none;
+    auto at = [&](const std::vector<RankCollective>& v, int64_t rank) {
+      return "rank " + std::to_string(rank) + (k < v.size() ? " " + collective_text(v[k]) : " has no more");
+    };
+    out += "    collectives part at the " + ordinal(k + 1) + ": " + at(a, ref.rank) + "; " + at(b, p.rank) + "\n";
+  }
+  return out;
+}
+
+// Per graph, the collective kernels of each rank in capture order, ranks
+// with the same list together.
+std::string collective_lists(const RanksResult& r) {
+  std::string out = "\ncollectives in capture order\n";
+  for (size_t k = 0; k < r.rows.size(); ++k) {
+    const RankRow& row = r.rows[k];
+    out += row.reference ? "graph #" + std::to_string(*row.reference) + "\n" : "extra graph\n";
+    std::vector<std::pair<const std::vector<RankCollective>*, std::vector<int64_t>>> lists;
+    for (const RankMatch& m : row.ranks) {
+      if (!m.graph) continue;
+      const auto& list = r.ranks[m.rank].graphs[*m.graph].collective_kernels;
+      auto same_list = [&](const auto& e) {
+        const auto& o = *e.first;
+        if (o.size() != list.size()) return false;
+        for (size_t i = 0; i < o.size(); ++i)
+          if (o[i].node != list[i].node || o[i].kernel != list[i].kernel || o[i].origin != list[i].origin) return false;
+        return true;
+      };
+      auto it = std::find_if(lists.begin(), lists.end(), same_list);
+      if (it == lists.end()) lists.push_back({&list, {}}), it = lists.end() - 1;
+      it->second.push_back(r.ranks[m.rank].rank);
+    }
+    for (const auto& [list, ranks] : lists) {
+      out += "  " + who(ranks) + ": " + plural(list->size(), "collective", "collectives") + "\n";
+      for (size_t i = 0; i < list->size(); ++i)
+        out += "    " + std::to_string(i + 1) + ". " + collective_text((*list)[i]) + "\n";
+    }
+  }
+  return out;
+}
+
+// Per collective of each timed graph: how long each rank waited in it and
+// which rank arrived last, a column per rank.
+std::string waits_text(const RanksResult& r) {
+  std::string out;
+  char buf[256];
+  for (const RankRow& row : r.rows) {
+    const std::string name = row.reference ? "graph #" + std::to_string(*row.reference) : std::string("extra graph");
+    if (row.waits.empty()) {
+      if (!row.waits_note.empty()) out += name + ": collectives not timed (" + printable(row.waits_note) + ")\n";
+      continue;
+    }
+    for (const CollectiveWait& w : row.waits) {
+      const RankProcess& last = r.ranks[row.ranks[w.last].rank];
+      out += name + ", collective " + std::to_string(w.position + 1) + ": " +
+             (w.node ? "node " + std::to_string(*w.node) + " " : std::string()) + printable(w.name) + ", " +
+             plural(w.replays, "replay", "replays") + "; rank " + std::to_string(last.rank) + " arrived last in " +
+             std::to_string(w.arrived_last[w.last]) + " of " + std::to_string(w.replays) + "; skew " +
+             fixed(w.skew_us) + "\n";
+      std::snprintf(buf, sizeof buf, "%-22s", "");
+      std::string head = buf;
+      for (const RankMatch& m : row.ranks) {
+        std::snprintf(buf, sizeof buf, " %14s", ("rank " + std::to_string(r.ranks[m.rank].rank)).c_str());
+        head += buf;
+      }
+      out += head + "\n";
+      auto line = [&](const char* label, auto text) {
+        std::snprintf(buf, sizeof buf, "  %-20s", label);
+        std::string l = buf;
+        for (size_t x = 0; x < row.ranks.size(); ++x) {
+          std::snprintf(buf, sizeof buf, " %14s", text(x).c_str());
+          l += buf;
+        }
+        out += l + "\n";
+      };
+      line("waited (median)", [&](size_t x) { return fixed(w.wait_us[x]); });
+      line("longest wait", [&](size_t x) { return fixed(w.max_wait_us[x]); });
+      line("arrived last", [&](size_t x) {
+        return std::to_string(w.arrived_last[x]) + " of " + std::to_string(w.replays);
+      });
+    }
+  }
+  return out.empty() ? out : "\ncollective waits (medians over replays, microseconds)\n" + out;
+}
+
 }  // namespace
 
 std::string format_ranks(const RanksResult& r) {
@@ -111,7 +252,7 @@ std::string format_ranks(const RanksResult& r) {
         const RankProcess& p = r.ranks[m.rank];
         std::string line = "  rank " + std::to_string(p.rank);
         if (!m.graph) {
-          out += line + " " + printable(m.lines.front()) + "\n";
+          out += line + " " + printable(m.lines.front()) + "\n" + difference_detail(r, row, m);
           continue;
         }
         const RankGraph& b = p.graphs[*m.graph];
@@ -121,32 +262,21 @@ std::string format_ranks(const RanksResult& r) {
           line += " (collectives " + std::to_string(b.collectives) + " vs " + std::to_string(g.collectives) + ")";
         if (m.paired_by == "structure" || *m.graph != *row.reference)
           line += " [its graph #" + std::to_string(*m.graph) + ", paired by " + m.paired_by + "]";
-        out += line + "\n";
+        out += line + "\n" + difference_detail(r, row, m);
       }
     } else {
       for (const RankMatch& m : row.ranks)
         if (m.graph) {
           const RankProcess& p = r.ranks[m.rank];
           out += "rank " + std::to_string(p.rank) + " graph #" + std::to_string(*m.graph) + " (" +
-                 graph_text(p.graphs[*m.graph]) + "): " + printable(m.lines.front()) + "\n";
+                 graph_text(p.graphs[*m.graph]) + "): " + printable(m.lines.front()) + "\n" +
+                 difference_detail(r, row, m);
         }
     }
   }
-  size_t differ = 0;
-  for (const auto& row : r.rows) differ += !row.same();
-  std::vector<std::string> which;
-  for (size_t i = 1; i < r.ranks.size(); ++i) {
-    bool bad = false;
-    for (const auto& row : r.rows) bad = bad || !row.ranks[i].same;
-    if (bad) which.push_back(std::to_string(r.ranks[i].rank));
-  }
-  std::string who;
-  for (const auto& w : which) who += (who.empty() ? "" : ", ") + w;
-  out += differ ? "result: " + plural(differ, "graph differs", "graphs differ") + " (rank" +
-                      (which.size() == 1 ? " " : "s ") + who + " against rank " + std::to_string(ref.rank) + ")\n"
-                : "result: all " + std::to_string(r.ranks.size()) + " ranks agree on " +
-                      plural(r.rows.size(), "graph", "graphs") + "\n";
-  if (r.profiled) out += profiles(r);
+  out += "result: " + ranks_result_line(r) + "\n";
+  out += collective_lists(r);
+  if (r.profiled) out += profiles(r) + waits_text(r);
   return out;
 }
 
@@ -157,6 +287,17 @@ std::string write_ranks_json(const RanksResult& r) {
   w.key("graphscope_version").value(GRAPHSCOPE_VERSION);
   w.key("run_dir").value(r.run_dir);
   w.key("same").value(r.same());
+  w.key("first_difference");
+  if (const auto& f = r.first_difference) {
+    w.begin_object();
+    w.key("row").value(uint64_t(f->row));
+    w.key("graph");
+    r.rows[f->row].reference ? w.value(uint64_t(*r.rows[f->row].reference)) : w.null();
+    w.key("rank").value(r.ranks[f->rank].rank);
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.key("ranks").begin_array();
   for (const RankProcess& p : r.ranks) {
     w.begin_object();
@@ -192,6 +333,17 @@ std::string write_ranks_json(const RanksResult& r) {
         w.key("file").value(g.file);
         w.key("nodes").value(uint64_t(g.nodes));
         w.key("collectives").value(uint64_t(g.collectives));
+        w.key("collective_kernels").begin_array();
+        for (const RankCollective& c : g.collective_kernels) {
+          w.begin_object();
+          w.key("node").value(uint64_t(c.node));
+          if (c.nested) w.key("nested").value(true);
+          w.key("name").value(c.name);
+          w.key("kernel").value(c.kernel);
+          if (!c.origin.empty()) w.key("origin").value(c.origin);
+          w.end_object();
+        }
+        w.end_array();
         if (!m.paired_by.empty()) w.key("paired_by").value(m.paired_by);
         if (const auto& q = g.profile) {
           w.key("profile").begin_object();
@@ -214,9 +366,43 @@ std::string write_ranks_json(const RanksResult& r) {
       w.key("differences").begin_array();
       for (const auto& l : m.lines) w.value(l);
       w.end_array();
+      if (m.first_node) {
+        w.key("first_node").begin_object();
+        w.key("node").value(uint64_t(m.first_node->node));
+        w.key("name").value(m.first_node->name);
+        if (!m.first_node->origin.empty()) w.key("origin").value(m.first_node->origin);
+        w.key("side").value(m.first_side);
+        w.end_object();
+      }
+      if (m.collectives_part_at) w.key("collectives_part_at").value(uint64_t(*m.collectives_part_at));
       w.end_object();
     }
     w.end_array();
+    if (!row.waits.empty()) {
+      w.key("collective_waits").begin_array();
+      for (const CollectiveWait& c : row.waits) {
+        w.begin_object();
+        w.key("position").value(uint64_t(c.position));
+        w.key("name").value(c.name);
+        if (c.node) w.key("node").value(uint64_t(*c.node));
+        w.key("replays").value(uint64_t(c.replays));
+        w.key("last_rank").value(r.ranks[row.ranks[c.last].rank].rank);
+        w.key("skew_us").value(c.skew_us);
+        w.key("ranks").begin_array();
+        for (size_t x = 0; x < row.ranks.size(); ++x) {
+          w.begin_object();
+          w.key("rank").value(r.ranks[row.ranks[x].rank].rank);
+          w.key("wait_us").value(c.wait_us[x]);
+          w.key("max_wait_us").value(c.max_wait_us[x]);
+          w.key("arrived_last").value(c.arrived_last[x]);
+          w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+      }
+      w.end_array();
+    }
+    if (!row.waits_note.empty()) w.key("waits_note").value(row.waits_note);
     w.end_object();
   }
   w.end_array();
@@ -226,6 +412,166 @@ std::string write_ranks_json(const RanksResult& r) {
   w.end_object();
   std::string text(w.view());
   return text + "\n";
+}
+
+std::string ranks_result_line(const RanksResult& r) {
+  size_t differ = 0;
+  for (const auto& row : r.rows) differ += !row.same();
+  std::vector<int64_t> which;
+  for (size_t i = 1; i < r.ranks.size(); ++i) {
+    bool bad = false;
+    for (const auto& row : r.rows) bad = bad || !row.ranks[i].same;
+    if (bad) which.push_back(r.ranks[i].rank);
+  }
+  if (!differ)
+    return "all " + std::to_string(r.ranks.size()) + " ranks agree on " + plural(r.rows.size(), "graph", "graphs");
+  std::string listed;
+  for (int64_t x : which) listed += (listed.empty() ? "" : ", ") + std::to_string(x);
+  return plural(differ, "graph differs", "graphs differ") + " (" +
+         (which.size() <= 8 ? std::string(which.size() == 1 ? "rank " : "ranks ") + listed : who(which)) +
+         " against rank " + std::to_string(r.ranks[0].rank) + ")";
+}
+
+std::string write_ranks_page_json(const RanksResult& r,
+                                  const std::function<int64_t(size_t rank, size_t graph)>& page_graph) {
+  JsonWriter w(0);
+  w.begin_object();
+  w.key("same").value(r.same());
+  w.key("result").value(ranks_result_line(r));
+  w.key("notes").begin_array();
+  for (const auto& n : r.notes) w.value(n);
+  w.end_array();
+  auto column = [&](const char* key, auto get) {
+    w.key(key).begin_array();
+    for (const RankProcess& p : r.ranks) get(p);
+    w.end_array();
+  };
+  column("rank", [&](const RankProcess& p) { w.value(p.rank); });
+  column("pid", [&](const RankProcess& p) { w.value(p.pid); });
+  column("process", [&](const RankProcess& p) { w.value(uint64_t(p.process)); });
+  column("device", [&](const RankProcess& p) { p.device ? w.value(*p.device) : w.value(int64_t(-1)); });
+  w.key("first_difference");
+  if (r.first_difference) {
+    w.begin_object();
+    w.key("row").value(uint64_t(r.first_difference->row));
+    w.key("rank").value(uint64_t(r.first_difference->rank));
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("graphs").begin_array();
+  for (const RankRow& row : r.rows) {
+    w.begin_object();
+    w.key("index");
+    row.reference ? w.value(uint64_t(*row.reference)) : w.null();
+    w.key("same").value(row.same());
+    w.key("graph").begin_array();
+    for (const RankMatch& m : row.ranks) w.value(m.graph ? int64_t(*m.graph) : int64_t(-1));
+    w.end_array();
+    w.key("page").begin_array();
+    for (const RankMatch& m : row.ranks) w.value(m.graph ? page_graph(m.rank, *m.graph) : int64_t(-1));
+    w.end_array();
+    // What ranks have in common here, once per kind: agreeing, or
+    // differing the same way, with the same collective kernels.
+    std::map<std::string, size_t> kinds;
+    std::vector<size_t> kind_of;
+    std::string list;
+    for (const RankMatch& m : row.ranks) {
+      JsonWriter k(0);
+      k.begin_object();
+      k.key("same").value(m.same);
+      k.key("has_graph").value(m.graph.has_value());
+      k.key("differences").begin_array();
+      for (const auto& l : m.lines) k.value(l);
+      k.end_array();
+      if (m.first_node) {
+        k.key("first_node").begin_object();
+        k.key("node").value(uint64_t(m.first_node->node));
+        k.key("name").value(m.first_node->name);
+        k.key("origin").value(m.first_node->origin);
+        k.key("side").value(m.first_side);
+        k.end_object();
+      }
+      if (m.collectives_part_at) k.key("collectives_part_at").value(uint64_t(*m.collectives_part_at));
+      k.key("collectives").begin_array();
+      if (m.graph)
+        for (const RankCollective& c : r.ranks[m.rank].graphs[*m.graph].collective_kernels) {
+          k.begin_object();
+          k.key("node").value(uint64_t(c.node));
+          k.key("nested").value(c.nested);
+          k.key("name").value(c.name);
+          k.key("origin").value(c.origin);
+          k.end_object();
+        }
+      k.end_array();
+      k.end_object();
+      std::string text(k.view());
+      auto [it, fresh] = kinds.try_emplace(text, kinds.size());
+      if (fresh) list += (list.empty() ? "" : ",") + text;
+      kind_of.push_back(it->second);
+    }
+    w.key("kinds").begin_array().raw_elements(list).end_array();
+    w.key("kind").begin_array();
+    for (size_t k : kind_of) w.value(uint64_t(k));
+    w.end_array();
+    bool profiled = false;
+    for (const RankMatch& m : row.ranks) profiled = profiled || (m.graph && r.ranks[m.rank].graphs[*m.graph].profile);
+    w.key("profile");
+    if (profiled) {
+      w.begin_object();
+      auto prof = [&](const char* key, auto get) {
+        w.key(key).begin_array();
+        for (const RankMatch& m : row.ranks) {
+          const RankGraph* g = m.graph ? &r.ranks[m.rank].graphs[*m.graph] : nullptr;
+          if (g && g->profile) get(*g->profile);
+          else w.null();
+        }
+        w.end_array();
+      };
+      prof("launches", [&](const RankProfile& q) { w.value(q.launches); });
+      prof("makespan_us", [&](const RankProfile& q) { w.value(q.makespan_us); });
+      prof("critical_path_us", [&](const RankProfile& q) { w.value(q.critical_path_us); });
+      prof("fake", [&](const RankProfile& q) { w.value(q.fake); });
+      prof("blocking", [&](const RankProfile& q) { w.value(q.blocking); });
+      prof("collective_us", [&](const RankProfile& q) { w.value(q.collective_us); });
+      prof("collective_wait_us", [&](const RankProfile& q) {
+        q.collective_wait_us ? w.value(*q.collective_wait_us) : w.null();
+      });
+      prof("collectives_timed", [&](const RankProfile& q) { w.value(q.collectives_timed); });
+      prof("arrived_last", [&](const RankProfile& q) { w.value(q.arrived_last); });
+      w.end_object();
+    } else {
+      w.null();
+    }
+    w.key("waits").begin_array();
+    for (const CollectiveWait& c : row.waits) {
+      w.begin_object();
+      w.key("position").value(uint64_t(c.position));
+      w.key("name").value(c.name);
+      w.key("node");
+      c.node ? w.value(uint64_t(*c.node)) : w.null();
+      w.key("replays").value(uint64_t(c.replays));
+      w.key("last").value(uint64_t(c.last));
+      w.key("last_rank").value(r.ranks[row.ranks[c.last].rank].rank);
+      w.key("skew_us").value(c.skew_us);
+      w.key("wait_us").begin_array();
+      for (double v : c.wait_us) w.value(v);
+      w.end_array();
+      w.key("max_wait_us").begin_array();
+      for (double v : c.max_wait_us) w.value(v);
+      w.end_array();
+      w.key("arrived_last").begin_array();
+      for (uint64_t v : c.arrived_last) w.value(v);
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+    w.key("waits_note").value(row.waits_note);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return std::string(w.view());
 }
 
 std::string merge_rank_traces(const RanksResult& r) {

@@ -8,10 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "../formats/chrome_trace.h"
 #include "../core/error.h"
 #include "../core/io.h"
+#include "../core/parallel.h"
 #include "../core/text.h"
 
 namespace graphscope {
@@ -137,8 +139,18 @@ RunFile RunDirectory::resolve(const AttachRun& run, size_t process, size_t graph
     throw Error(ExitCode::bad_input, index_path_, "no such entry");
   const AttachRun::Process& p = run.processes[process];
   const std::string at = "processes[" + std::to_string(process) + "]";
-  // The process's directory first, so that an escape there is named there.
-  const RunFile dir = resolve_name(real_, "", p.dir, at + ".dir", true);
+  // The process's directory first, so that an escape there is named there
+  // (resolved once per command: each of its files names it again).
+  auto [known, fresh] = dirs_.try_emplace(p.dir);
+  if (fresh) {
+    try {
+      known->second = resolve_name(real_, "", p.dir, at + ".dir", true);
+    } catch (...) {
+      dirs_.erase(known);
+      throw;
+    }
+  }
+  const RunFile& dir = known->second;
   const AttachedGraph& g = p.index.graphs[graph];
   return resolve_name(dir.real, p.dir, name_of(g, name),
                       at + ".graphs[" + std::to_string(graph) + "]." + key_of(name), false);
@@ -149,18 +161,38 @@ std::string RunDirectory::read(const RunFile& f) const {
   return read_regular_file(f.real, f.path, &id);
 }
 
+RunTraces::Entry RunTraces::load(const RunFile& f) const {
+  Entry e;
+  try {
+    // Kept for the whole command (a run may name thousands): no room held
+    // beyond its records, so that the next trace's reading reuses it.
+    Trace t = read_chrome_trace(dir_.read(f), f.path);
+    t.activities.shrink_to_fit();
+    t.launches.shrink_to_fit();
+    e.trace = std::make_shared<const Trace>(std::move(t));
+  } catch (...) {
+    e.error = std::current_exception();
+  }
+  return e;
+}
+
 std::shared_ptr<const Trace> RunTraces::get(const RunFile& f) {
   auto [it, fresh] = cache_.try_emplace(f.real);
-  Entry& e = it->second;
-  if (fresh) {
-    try {
-      e.trace = std::make_shared<const Trace>(read_chrome_trace(dir_.read(f), f.path));
-    } catch (...) {
-      e.error = std::current_exception();
-    }
-  }
-  if (e.error) std::rethrow_exception(e.error);
-  return e.trace;
+  if (fresh) it->second = load(f);
+  if (it->second.error) std::rethrow_exception(it->second.error);
+  return it->second.trace;
+}
+
+void RunTraces::prefetch(const std::vector<RunFile>& files) {
+  std::vector<const RunFile*> todo;
+  std::set<std::string> named;
+  for (const RunFile& f : files)
+    if (!cache_.count(f.real) && named.insert(f.real).second) todo.push_back(&f);
+  std::vector<Entry> got(todo.size());
+  parallel_slices(todo.size(), worker_count(todo.size(), 4), [&](unsigned, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) got[i] = load(*todo[i]);
+  });
+  for (size_t i = 0; i < todo.size(); ++i) cache_.emplace(todo[i]->real, std::move(got[i]));
 }
 
 }  // namespace graphscope

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "../formats/attach_json.h"
 #include "../model/trace.h"
@@ -77,6 +78,7 @@ class RunDirectory {
 
   std::string dir_, index_path_;
   std::string real_;  // the run directory's real path
+  mutable std::map<std::string, RunFile> dirs_;  // process directories resolved, by the index's name
 };
 
 /// The traces one command reads from a run directory, each read and parsed
@@ -89,6 +91,10 @@ class RunTraces {
   /// The trace f names, parsed (messages name f.path of its first reading).
   /// Throws as RunDirectory::read and read_chrome_trace do.
   std::shared_ptr<const Trace> get(const RunFile& f);
+  /// Reads and parses those of files not read yet, each real path once, on
+  /// the machine's cores (a run of thousands of ranks names thousands of
+  /// traces); get() then hands out each trace, or rethrows its error.
+  void prefetch(const std::vector<RunFile>& files);
   /// How many files were read and parsed so far: one per real path.
   size_t files_read() const { return cache_.size(); }
 
@@ -97,6 +103,8 @@ class RunTraces {
     std::shared_ptr<const Trace> trace;
     std::exception_ptr error;
   };
+  // Reads and parses one file (thread-safe: no member changes).
+  Entry load(const RunFile& f) const;
   const RunDirectory& dir_;
   std::map<std::string, Entry> cache_;
 };
