@@ -11,11 +11,13 @@
 #include "inspect/formats/load.h"
 #include "inspect/analysis/profile.h"
 #include "inspect/core/text.h"
+#include "page_data.h"
 #include "test_data.h"
 
 using namespace graphscope;
 using graphscope::test::data_path;
 using graphscope::test::make_doc;
+using graphscope::test::page_data;
 
 namespace {
 
@@ -23,16 +25,6 @@ size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
   return n;
-}
-
-/// The page's data: the JSON inside <script id="gs-data">.
-nlohmann::json page_data(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"gs-data\">";
-  const size_t a = html.find(open);
-  REQUIRE(a != std::string::npos);
-  const size_t b = html.find("</script>", a);
-  REQUIRE(b != std::string::npos);
-  return nlohmann::json::parse(html.substr(a + open.size(), b - a - open.size()));
 }
 
 struct Profiled {

@@ -7,22 +7,11 @@
 
 #include "inspect/runs/ranks.h"
 #include "inspect/runs/run_page.h"
+#include "page_data.h"
 #include "test_data.h"
 
 using namespace graphscope;
-
-namespace {
-
-nlohmann::json page_data(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"gs-data\">";
-  const size_t a = html.find(open);
-  REQUIRE(a != std::string::npos);
-  const size_t b = html.find("</script>", a);
-  REQUIRE(b != std::string::npos);
-  return nlohmann::json::parse(html.substr(a + open.size(), b - a - open.size()));
-}
-
-}  // namespace
+using graphscope::test::page_data;
 
 TEST_CASE("a run page writes a rank's graph that shows as an earlier one once, and says whether the ranks agree") {
   const auto d = page_data(write_run_page(test::data_path("ranks/r_equal"), {}));

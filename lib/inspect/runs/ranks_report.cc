@@ -37,30 +37,44 @@ std::string fixed(double v) {
   return buf;
 }
 
+// A table of a row's ranks, a column each: the head ("rank N" over each
+// column, `first` in the label's place) and a line of `text(x)` for the
+// x-th rank of the row.
+std::string rank_columns_head(const std::string& first, const RanksResult& r, const RankRow& row) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-22s", first.c_str());
+  std::string head = buf;
+  for (const RankMatch& m : row.ranks) {
+    std::snprintf(buf, sizeof buf, " %14s", ("rank " + std::to_string(r.ranks[m.rank].rank)).c_str());
+    head += buf;
+  }
+  return head + "\n";
+}
+template <typename Text>
+std::string rank_columns_line(const char* label, size_t columns, Text text) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  %-20s", label);
+  std::string line = buf;
+  for (size_t x = 0; x < columns; ++x) {
+    std::snprintf(buf, sizeof buf, " %14s", std::string(text(x)).c_str());
+    line += buf;
+  }
+  return line + "\n";
+}
+
 // Per graph, a column per rank: launches, makespan, critical path,
 // fake / blocking, time in collectives.
 std::string profiles(const RanksResult& r) {
   std::string out = "\nprofiles (medians over replays, microseconds)\n";
-  char buf[256];
   for (size_t k = 0; k < r.rows.size(); ++k) {
     const RankRow& row = r.rows[k];
-    std::snprintf(buf, sizeof buf, "%-22s", row.reference ? ("graph #" + std::to_string(*row.reference)).c_str()
-                                                           : "extra graph");
-    std::string head = buf;
-    for (const RankMatch& m : row.ranks) {
-      std::snprintf(buf, sizeof buf, " %14s", ("rank " + std::to_string(r.ranks[m.rank].rank)).c_str());
-      head += buf;
-    }
-    out += head + "\n";
+    out += rank_columns_head(row.reference ? "graph #" + std::to_string(*row.reference) : "extra graph", r, row);
     auto cell = [&](const char* label, auto text) {
-      std::snprintf(buf, sizeof buf, "  %-20s", label);
-      std::string line = buf;
-      for (const RankMatch& m : row.ranks) {
+      out += rank_columns_line(label, row.ranks.size(), [&](size_t x) {
+        const RankMatch& m = row.ranks[x];
         const RankGraph* g = m.graph ? &r.ranks[m.rank].graphs[*m.graph] : nullptr;
-        std::snprintf(buf, sizeof buf, " %14s", g && g->profile ? text(*g->profile).c_str() : "-");
-        line += buf;
-      }
-      out += line + "\n";
+        return g && g->profile ? text(*g->profile) : std::string("-");
+      });
     };
     cell("launches", [](const RankProfile& p) { return std::to_string(p.launches); });
     cell("makespan", [](const RankProfile& p) { return fixed(p.makespan_us); });
@@ -183,7 +197,6 @@ std::string collective_lists(const RanksResult& r) {
 // which rank arrived last, a column per rank.
 std::string waits_text(const RanksResult& r) {
   std::string out;
-  char buf[256];
   for (const RankRow& row : r.rows) {
     const std::string name = row.reference ? "graph #" + std::to_string(*row.reference) : std::string("extra graph");
     if (row.waits.empty()) {
@@ -197,22 +210,8 @@ std::string waits_text(const RanksResult& r) {
              plural(w.replays, "replay", "replays") + "; rank " + std::to_string(last.rank) + " arrived last in " +
              std::to_string(w.arrived_last[w.last]) + " of " + std::to_string(w.replays) + "; skew " +
              fixed(w.skew_us) + "\n";
-      std::snprintf(buf, sizeof buf, "%-22s", "");
-      std::string head = buf;
-      for (const RankMatch& m : row.ranks) {
-        std::snprintf(buf, sizeof buf, " %14s", ("rank " + std::to_string(r.ranks[m.rank].rank)).c_str());
-        head += buf;
-      }
-      out += head + "\n";
-      auto line = [&](const char* label, auto text) {
-        std::snprintf(buf, sizeof buf, "  %-20s", label);
-        std::string l = buf;
-        for (size_t x = 0; x < row.ranks.size(); ++x) {
-          std::snprintf(buf, sizeof buf, " %14s", text(x).c_str());
-          l += buf;
-        }
-        out += l + "\n";
-      };
+      out += rank_columns_head("", r, row);
+      auto line = [&](const char* label, auto text) { out += rank_columns_line(label, row.ranks.size(), text); };
       line("waited (median)", [&](size_t x) { return fixed(w.wait_us[x]); });
       line("longest wait", [&](size_t x) { return fixed(w.max_wait_us[x]); });
       line("arrived last", [&](size_t x) {
