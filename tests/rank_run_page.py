@@ -116,6 +116,22 @@ def check(gs, root, work, source, odd_ranks):
                 if w[key][k] != e[key]:
                     fail("%s: rank %d's %s at collective %d is %r on the page, %r in ranks --json" % (source, e["rank"], key, x["position"], w[key][k], e[key]))
                 compared += 1
+    # The text of graphscope ranks: no line a column per rank (a 3,000-rank
+    # table was 45,000 characters wide); the spread over the ranks instead,
+    # its numbers those of --json.
+    p = subprocess.run([gs, "ranks", run], capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    widest = max(len(x) for x in lines)
+    if widest > 400:
+        fail("%s: graphscope ranks prints a line of %d characters" % (source, widest))
+    if not lines[0].startswith("ranks: %d; rank 0 " % RANKS):
+        fail("%s: graphscope ranks begins %r" % (source, lines[0][:80]))
+    if source == "r_prof":
+        spans = [m["profile"]["makespan_us"] for m in want["ranks"]]
+        line = next((x for x in lines if x.strip().startswith("makespan ")), "")
+        if "min %.3f" % min(spans) not in line or "max %.3f" % max(spans) not in line:
+            fail("r_prof: the makespan line %r does not span %.3f..%.3f" % (line, min(spans), max(spans)))
+    print("%s: graphscope ranks prints %d lines, the widest %d characters" % (source, len(lines), widest))
     if source == "r_prof":
         if len(row["waits"]) != 1 or len(row["waits"][0]["wait_us"]) != RANKS:
             fail("r_prof: not every rank's wait at the all-reduce: %s" % (row["waits_note"] or len(row["waits"])))

@@ -62,13 +62,68 @@ std::string rank_columns_line(const char* label, size_t columns, Text text) {
   return line + "\n";
 }
 
+// Up to this many ranks a table has a column per rank; beyond, each line
+// gives the spread over the ranks instead (a 3,000-rank job's table would be
+// 45,000 characters wide).
+constexpr size_t kRankColumns = 8;
+
+// value(x) over the row's ranks (nullopt: that rank has none), as
+// "min V (rank a)  median M  max W (rank b)", with `decimals`.
+template <typename Value>
+std::string rank_spread_line(const char* label, const RanksResult& r, const RankRow& row, Value value, int decimals) {
+  std::vector<std::pair<double, int64_t>> v;  // (value, rank)
+  for (size_t x = 0; x < row.ranks.size(); ++x)
+    if (const std::optional<double> y = value(x)) v.emplace_back(*y, r.ranks[row.ranks[x].rank].rank);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  %-22s", label);
+  std::string line = buf;
+  if (v.empty()) return line + "-\n";
+  std::sort(v.begin(), v.end());
+  // Counts keep a half where the median falls between two.
+  auto num = [&](double y) { return fmt(decimals ? "%.3f" : (y == double(int64_t(y)) ? "%.0f" : "%.1f"), y); };
+  const double median = v.size() % 2 ? v[v.size() / 2].first : (v[v.size() / 2 - 1].first + v[v.size() / 2].first) / 2;
+  const std::string of = v.size() < row.ranks.size() ? std::to_string(v.size()) + " of " + std::to_string(row.ranks.size()) + " ranks" : "";
+  if (v.front().first == v.back().first) return line + num(median) + " on " + (of.empty() ? "every rank" : of) + "\n";
+  line += "min " + num(v.front().first) + " (rank " + std::to_string(v.front().second) + ")  median " + num(median) +
+          "  max " + num(v.back().first) + " (rank " + std::to_string(v.back().second) + ")";
+  if (!of.empty()) line += "  [" + of + "]";
+  return line + "\n";
+}
+
 // Per graph, a column per rank: launches, makespan, critical path,
 // fake / blocking, time in collectives.
 std::string profiles(const RanksResult& r) {
   std::string out = "\nprofiles (medians over replays, microseconds)\n";
   for (size_t k = 0; k < r.rows.size(); ++k) {
     const RankRow& row = r.rows[k];
-    out += rank_columns_head(row.reference ? "graph #" + std::to_string(*row.reference) : "extra graph", r, row);
+    const std::string name = row.reference ? "graph #" + std::to_string(*row.reference) : "extra graph";
+    auto profile_of = [&](size_t x) -> const RankProfile* {
+      const RankMatch& m = row.ranks[x];
+      const RankGraph* g = m.graph ? &r.ranks[m.rank].graphs[*m.graph] : nullptr;
+      return g && g->profile ? &*g->profile : nullptr;
+    };
+    if (row.ranks.size() > kRankColumns) {
+      out += name + ", " + std::to_string(row.ranks.size()) + " ranks:\n";
+      auto spread = [&](const char* label, int decimals, auto get) {
+        out += rank_spread_line(label, r, row, [&](size_t x) -> std::optional<double> {
+          const RankProfile* p = profile_of(x);
+          return p ? get(*p) : std::nullopt;
+        }, decimals);
+      };
+      spread("launches", 0, [](const RankProfile& p) -> std::optional<double> { return double(p.launches); });
+      spread("makespan", 3, [](const RankProfile& p) -> std::optional<double> { return p.makespan_us; });
+      spread("critical path", 3, [](const RankProfile& p) -> std::optional<double> { return p.critical_path_us; });
+      spread("fake", 0, [](const RankProfile& p) -> std::optional<double> { return double(p.fake); });
+      spread("blocking", 0, [](const RankProfile& p) -> std::optional<double> { return double(p.blocking); });
+      spread("in collectives", 3, [](const RankProfile& p) -> std::optional<double> { return p.collective_us; });
+      spread("waited at collectives", 3, [](const RankProfile& p) { return p.collective_wait_us; });
+      spread("arrived last", 0, [](const RankProfile& p) -> std::optional<double> {
+        if (!p.collective_wait_us) return std::nullopt;
+        return double(p.arrived_last);
+      });
+      continue;
+    }
+    out += rank_columns_head(name, r, row);
     auto cell = [&](const char* label, auto text) {
       out += rank_columns_line(label, row.ranks.size(), [&](size_t x) {
         const RankMatch& m = row.ranks[x];
@@ -210,6 +265,13 @@ std::string waits_text(const RanksResult& r) {
              plural(w.replays, "replay", "replays") + "; rank " + std::to_string(last.rank) + " arrived last in " +
              std::to_string(w.arrived_last[w.last]) + " of " + std::to_string(w.replays) + "; skew " +
              fixed(w.skew_us) + "\n";
+      if (row.ranks.size() > kRankColumns) {
+        out += rank_spread_line("waited (median)", r, row, [&](size_t x) -> std::optional<double> { return w.wait_us[x]; }, 3);
+        out += rank_spread_line("longest wait", r, row, [&](size_t x) -> std::optional<double> { return w.max_wait_us[x]; }, 3);
+        out += rank_spread_line("arrived last", r, row,
+                                [&](size_t x) -> std::optional<double> { return double(w.arrived_last[x]); }, 0);
+        continue;
+      }
       out += rank_columns_head("", r, row);
       auto line = [&](const char* label, auto text) { out += rank_columns_line(label, row.ranks.size(), text); };
       line("waited (median)", [&](size_t x) { return fixed(w.wait_us[x]); });
@@ -226,10 +288,15 @@ std::string waits_text(const RanksResult& r) {
 
 std::string format_ranks(const RanksResult& r) {
   std::string out = "ranks:";
-  for (size_t i = 0; i < r.ranks.size(); ++i) {
-    const RankProcess& p = r.ranks[i];
-    out += std::string(i ? ";" : "") + " rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) + ", " +
-           device_text(p) + ")";
+  auto rank_text = [&](const RankProcess& p) {
+    return "rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) + ", " + device_text(p) + ")";
+  };
+  if (r.ranks.size() <= kRankColumns) {
+    for (size_t i = 0; i < r.ranks.size(); ++i) out += std::string(i ? ";" : "") + " " + rank_text(r.ranks[i]);
+  } else {
+    // Many ranks: how many, the first two and the last (--json lists all).
+    out += " " + std::to_string(r.ranks.size()) + "; " + rank_text(r.ranks[0]) + "; " + rank_text(r.ranks[1]) +
+           "; ...; " + rank_text(r.ranks.back());
   }
   out += "\n";
   // Notes and difference lines name kernels and files from the ranks'
