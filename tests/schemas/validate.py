@@ -524,6 +524,13 @@ class Run:
         self.check("WORKDIR/ranks/index.json", run, "fresh")
         out = os.path.join(work, "ranks.json")
         keep("ranks", out, self.gs(binary, ["ranks", rdir, "--json", "-o", out], out))
+        # The runs recorded on two GPUs: the profiled one, with its waits at
+        # each collective, and the one whose rank 1 captured one all-reduce
+        # more (exit 1), with where the ranks differ first.
+        for name, ok in (("r_prof", (0,)), ("r_extra", (1,))):
+            out = os.path.join(work, "ranks_%s.json" % name)
+            keep("ranks:" + name, out, self.gs(binary, ["ranks", os.path.join(root, "tests", "data", "ranks", name),
+                                                        "--json", "-o", out], out, ok=ok))
 
         # graphscope.attach-run/1 without a GPU: `capture --exec` of a
         # command that never initializes CUDA, which copies recorded process
@@ -649,6 +656,12 @@ class Run:
             pass  # (a) says what is wrong with it
         case("attach: a string pid", "attach:", lambda d: setp(d, ["pid"], "787"))
         case("attach: a profiled graph without its trace", "attach:", lambda d: setp(d, ["graphs", 0, "trace"], KeyError))
+        case("ranks: a string wait", "ranks:r_prof",
+             lambda d: setp(d, ["graphs", 0, "collective_waits", 0, "ranks", 0, "wait_us"], "3.1"))
+        case("ranks: a collective wait without its last rank", "ranks:r_prof",
+             lambda d: setp(d, ["graphs", 0, "collective_waits", 0, "last_rank"], KeyError))
+        case("ranks: an unknown side of the first difference", "ranks:r_extra",
+             lambda d: setp(d, ["graphs", 0, "ranks", 1, "first_node", "side"], "elsewhere"))
         case("attach-run: a string exit code", "attach-run", lambda d: setp(d, ["exit_code"], "0"))
         case("attach-run: a process without its pid", "attach-run",
              lambda d: setp(d, ["processes", 0, "pid"], KeyError))
