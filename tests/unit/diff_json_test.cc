@@ -127,6 +127,22 @@ TEST_CASE("diffs of recorded graphs read back to the same diff and the same byte
   }
 }
 
+TEST_CASE("a diff written before a_to_b reads back and is written again without it") {
+  // fuzz/regressions/fuzz_documents/diff_without_a_to_b.json: such a
+  // document was written again with "a_to_b": [], which its reader refused.
+  const GraphDocument x = load_graph(test::data_path("captures/forkjoin.json"));
+  const GraphDocument y = load_graph(test::data_path("captures/wide.json"));
+  std::string text = write_diff_json(diff_graphs(x, y), "a.json", "b.json");
+  const size_t at = text.find("\"a_to_b\"");
+  REQUIRE(at != std::string::npos);
+  text.erase(at, text.find('\n', at) + 1 - at);
+  const DiffDocument old = read_diff_json(text, "old.json");
+  CHECK(old.diff.root.a_to_b.empty());
+  const std::string again = write_diff_json(old.diff, old.a_origin, old.b_origin);
+  CHECK(again.find("a_to_b") == std::string::npos);
+  CHECK_NOTHROW(read_diff_json(again, "again.json"));
+}
+
 TEST_CASE("a cluster only one side has reads back (null in the document, none in text)") {
   GraphDocument x = load_graph(test::data_path("captures/forkjoin.json"));
   GraphDocument y = x;

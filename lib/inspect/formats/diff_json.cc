@@ -87,11 +87,14 @@ void structure_json(JsonWriter& w, const StructureDiff& d) {
   edges("removed_edges", d.removed_edges);
   edges("added_edges", d.added_edges);
   edges("retyped_edges", d.retyped_edges);
-  // One line however many nodes: [0, 1, null, 2, ...].
-  std::string match = "[";
-  for (size_t i = 0; i < d.a_to_b.size(); ++i)
-    match += (i ? ", " : "") + (d.a_to_b[i] < 0 ? std::string("null") : std::to_string(d.a_to_b[i]));
-  w.key("a_to_b").raw(match + "]");
+  // One line however many nodes: [0, 1, null, 2, ...]. A diff read from a
+  // document written before a_to_b has none: written without it too.
+  if (d.a_to_b.size() == d.a_nodes) {
+    std::string match = "[";
+    for (size_t i = 0; i < d.a_to_b.size(); ++i)
+      match += (i ? ", " : "") + (d.a_to_b[i] < 0 ? std::string("null") : std::to_string(d.a_to_b[i]));
+    w.key("a_to_b").raw(match + "]");
+  }
   w.key("nested_compared").value(uint64_t(d.nested_compared));
   w.key("nested").begin_array();
   for (const auto& s : d.nested) {
