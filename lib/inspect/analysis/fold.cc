@@ -375,7 +375,7 @@ uint32_t first_rotation(const uint64_t* x, const uint64_t* b, uint32_t p) {
 std::string node_name(const Node& n) {
   if (n.type == NodeType::kernel) {
     const std::string full = n.kernel && !n.kernel->demangled.empty() ? n.kernel->demangled : demangle(n.kernel_name);
-    return full.empty() ? std::string("kernel") : short_kernel_name(full, 40);
+    return full.empty() ? std::string("kernel") : short_kernel_name(full, 48);
   }
   return std::string(to_string(n.type));
 }
