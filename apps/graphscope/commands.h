@@ -53,6 +53,7 @@ Handler declare_check(CLI::App& sub);
 Handler declare_diff(CLI::App& sub);
 Handler declare_report(CLI::App& sub);
 Handler declare_ranks(CLI::App& sub);
+Handler declare_ledger(CLI::App& sub);
 
 /// What `graphscope report` (and profile's --html) makes a page of: one
 /// graph (with a trace: its profile), two graphs (their diff) or an --exec

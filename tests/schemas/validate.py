@@ -532,6 +532,13 @@ class Run:
             keep("ranks:" + name, out, self.gs(binary, ["ranks", os.path.join(root, "tests", "data", "ranks", name),
                                                         "--json", "-o", out], out, ok=ok))
 
+        # graphscope.ledger/1 of the two recorded runs of issue 45's
+        # programs: capture --exec (no launches) and profile --exec.
+        for name in ("serving.capture", "compile_shapes.profile"):
+            out = os.path.join(work, "ledger_%s.json" % name)
+            keep("ledger:" + name, out, self.gs(binary, ["ledger", os.path.join(root, "tests", "data", "ledger", name),
+                                                         "--json", "-o", out], out))
+
         # graphscope.attach-run/1 without a GPU: `capture --exec` of a
         # command that never initializes CUDA, which copies recorded process
         # indexes into the output directory; graphscope reads them and writes
