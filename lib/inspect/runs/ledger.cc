@@ -245,18 +245,19 @@ std::string write_ledger_json(const Ledger& l) {
   w.key("schema").value("graphscope.ledger/1");
   w.key("graphscope_version").value(GRAPHSCOPE_VERSION);
   w.key("run_dir").value(l.run_dir);
-  w.key("command").begin_array();
-  for (const std::string& a : l.command) w.value(a);
-  w.end_array();
+  auto strings = [&](const char* key, const std::vector<std::string>& v) {
+    w.key(key).begin_array();
+    for (const std::string& a : v) w.value(a);
+    w.end_array();
+  };
+  strings("command", l.command);
   w.key("profile").value(l.profile);
   w.key("processes").begin_array();
   for (const LedgerProcess& p : l.processes) {
     w.begin_object();
     w.key("dir").value(p.dir).key("pid").value(p.pid);
     if (p.rank) w.key("rank").value(*p.rank);
-    w.key("command").begin_array();
-    for (const std::string& a : p.command) w.value(a);
-    w.end_array();
+    strings("command", p.command);
     w.key("launches_counted").value(p.launches_counted);
     w.key("graphs").begin_array();
     for (const LedgerGraph& g : p.graphs) {
