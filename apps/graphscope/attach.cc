@@ -20,6 +20,7 @@
 #include "inspect/formats/graph_json.h"
 #include "inspect/core/io.h"
 #include "inspect/core/json_writer.h"
+#include "inspect/runs/ledger.h"
 #include "inspect/runs/ranks.h"
 #include "inspect/core/text.h"
 
@@ -78,6 +79,17 @@ std::string preload(const std::string& library) {
   return old && *old ? libs + ":" + old : libs;
 }
 
+// The folder of graphscope's Python hook (lib/inject/python-hook: PyTorch's
+// cudagraph records for the ledger), beside the injection library, first on
+// PYTHONPATH; the old value after it. "" when the folder is not there.
+std::string python_path(const std::string& library) {
+  std::error_code ec;
+  const fs::path hook = fs::path(library).parent_path() / "python-hook";
+  if (!fs::exists(hook / "sitecustomize.py", ec)) return {};
+  const char* old = std::getenv("PYTHONPATH");
+  return old && *old ? hook.string() + ":" + old : hook.string();
+}
+
 // The words of a command line on one line, each made printable (an
 // argument may hold a line feed or a terminal's control sequence).
 std::string joined(const std::vector<std::string>& v) {
@@ -103,11 +115,13 @@ int run_child(const AttachOptions& o, const std::string& library) {
   if (o.stay_attached) c.rest_after_s = 0;
   c.profile = o.profile;
   c.origins = !o.no_origins;
+  c.eager = o.eager;
   c.skip_replays = o.skip_replays;
   c.replays = o.replays;
   c.threshold_us = o.threshold_us;
   c.tolerance_us = o.tolerance_us;
   for (auto& kv : attach_environment(c)) env.push_back(std::move(kv));
+  if (std::string p = python_path(library); !p.empty()) env.emplace_back("PYTHONPATH", std::move(p));
   if (const char* old = std::getenv("CUDA_INJECTION64_PATH"); old && *old && library != old)
     std::fprintf(stderr, "graphscope: replacing CUDA_INJECTION64_PATH=%s for this run\n", old);
 
@@ -216,6 +230,18 @@ int run_attached(const AttachOptions& o, OutputSet* given) {
     return a.index.pid < b.index.pid;
   });
   write_output((fs::path(o.out_dir) / "index.json").string(), write_attach_run(run));
+  // The run's ledger (what every graph cost, the GPU work outside graphs),
+  // from the directory just written, as `graphscope ledger OUT` makes it.
+  std::string ledger_text;
+  if (!run.processes.empty()) {
+    try {
+      const Ledger ledger = make_ledger(o.out_dir);
+      write_output((fs::path(o.out_dir) / "ledger.json").string(), write_ledger_json(ledger));
+      ledger_text = format_ledger_summary(ledger);
+    } catch (const std::exception& e) {
+      ledger_text = std::string("graphscope: the run's ledger was not written (") + e.what() + ")\n";
+    }
+  }
 
   // What the user reads: a line per graph (capture), or the reports.
   std::string text;
@@ -261,7 +287,7 @@ int run_attached(const AttachOptions& o, OutputSet* given) {
   if (run.processes.empty())
     text += "no process of `" + joined(o.command) +
             "` initialized CUDA under graphscope (nothing to dump: it never called cuInit)\n";
-  text = terminal_safe(text);  // what is left: paths and the let-go lines
+  text = terminal_safe(text) + ledger_text;  // what is left: paths and the let-go lines (the ledger's are its own)
   if (!o.profile) outputs.add("-", text);
   if (o.profile) {
     std::fprintf(stderr, "%s", text.c_str());
@@ -310,6 +336,11 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o, bool idle_o
   // application exits), the two stay out of --help; given anyway, the
   // command says why they do not apply.
   if (!idle_options) let_go_opt->group(""), stay_opt->group("");
+  auto* eager_opt = sub.add_flag("--eager", o.eager,
+                                 "capture --exec: also record the run's GPU work outside graphs for the ledger "
+                                 "(a record per graph replay and per eager kernel or copy; graphscope then stays "
+                                 "attached); profile --exec records it always");
+  if (!idle_options) eager_opt->group("");
   sub.add_flag("--no-origins", o.no_origins,
                "Do not record where each node came from (NVTX ranges, Python file:line and module, native frame)");
 }

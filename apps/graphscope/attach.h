@@ -24,6 +24,7 @@ struct AttachOptions {
   bool stay_attached = false;      // --stay-attached: never let go
   bool profile = false;
   bool no_origins = false;  // --no-origins (workloads too)
+  bool eager = false;       // --eager: the run's GPU work outside graphs (capture --exec)
   uint32_t skip_replays = 1, replays = 20;
   double threshold_us = 5, tolerance_us = 2;
   std::string report = "-";  // profile: where the reports of all processes go

@@ -34,9 +34,10 @@ const std::vector<Command>& commands() {
                 "graphs paired by capture order or structure, nodes that differ, collective kernels per rank, "
                 "profiles side by side, one merged trace; exit 0 all agree, 1 differ",
        declare_ranks},
-      {"ledger", "The ledger of an --exec run: every graph per process with where it was captured, its nodes "
-                 "and graph memory, and (profile --exec) its launches and time in replays; graphs captured at one "
-                 "place as a family, those never replayed, identical ones",
+      {"ledger", "The ledger of an --exec run: every graph per process with where it was captured, what it "
+                 "cost (capture, instantiate, upload, pool and graph memory), its launches and GPU time in replays; "
+                 "graphs captured at one place as a family, the buckets never replayed, identical ones; GPU work "
+                 "outside graphs, the in-graph share, a timeline and fallbacks to eager",
        declare_ledger},
   };
   return table;

@@ -196,6 +196,19 @@ void append_record(const CUpti_Activity* rec, Trace& out) {
     case CUPTI_ACTIVITY_KIND_MEMCPY2:  // peer copies
       copy_fields(reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(rec), a, out);
       break;
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {  // a whole replay (set_graph_trace)
+      const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(rec);
+      a.kind = ActivityKind::other;
+      a.name = out.intern("graph");
+      a.start_ns = g->start;
+      a.end_ns = g->end;
+      a.device = g->deviceId;
+      a.stream = g->streamId;
+      a.correlation = g->correlationId;
+      a.context = g->contextId;
+      if (g->graphId != 0) a.graph_id = g->graphId;
+      break;
+    }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(rec);
       a.kind = ActivityKind::memset;
@@ -276,14 +289,16 @@ void ActivityCollector::start() {
     }
     g.active = this;
   }
+  std::vector<KindName> kinds(std::begin(kKinds), std::end(kKinds));
+  if (graph_trace_) kinds.push_back({CUPTI_ACTIVITY_KIND_GRAPH_TRACE, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"});
   size_t enabled = 0;
-  for (const KindName& k : kKinds) {
+  for (const KindName& k : kinds) {
     CUptiResult r = cuptiActivityEnable(k.kind);
     if (r == CUPTI_SUCCESS) {
       ++enabled;
       continue;
     }
-    for (size_t i = 0; i < enabled; ++i) (void)cuptiActivityDisable(kKinds[i].kind);
+    for (size_t i = 0; i < enabled; ++i) (void)cuptiActivityDisable(kinds[i].kind);
     {
       std::lock_guard<std::mutex> lock(g.mu);
       g.active = nullptr;
@@ -336,6 +351,7 @@ void ActivityCollector::stop() {
   // As libkineto does: disable, then a forced flush hands back every buffer,
   // through buffer_completed, in this thread or CUPTI's.
   for (const KindName& k : kKinds) (void)cuptiActivityDisable(k.kind);
+  if (graph_trace_) (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
   CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   size_t dropped = 0;
   CUptiResult counted = cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);

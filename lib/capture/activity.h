@@ -73,6 +73,11 @@ class ActivityCollector {
   /// the traced application's threads; stop() waits for it either way.
   void set_background(bool on) { background_ = on; }
 
+  /// On (before start()): CUPTI's graph trace too, one record per graph
+  /// replay (kind other, named "graph", with its graph id) instead of one
+  /// per node: a run's GPU work at the cost of its eager launches alone.
+  void set_graph_trace(bool on) { graph_trace_ = on; }
+
   /// The activities collected so far (complete after stop()).
   const Trace& trace() const { return trace_; }
   /// Moves the trace out (source "cupti"); the collector is empty after.
@@ -108,6 +113,7 @@ class ActivityCollector {
   std::exception_ptr convert_error_;
   uint64_t dropped_ = 0;
   uint64_t untimed_ = 0;
+  bool graph_trace_ = false;
   bool running_ = false;
   bool background_ = false;
   StopTimes stop_times_;

@@ -2,6 +2,7 @@
 // versions (dump_walked, on_exec_change, new_version), posted to the writer
 // thread (post_document), the journal, the profiles at exit, and the index
 // (write_index), rewritten after every graph; errors go into it.
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,7 +69,7 @@ void Injection::dump_walked(CUgraphExec exec, uint32_t exec_id, const std::optio
   }
   auto shared = made ? post_document(entry.file, made, std::move(said))
                      : post_document(entry.file, std::move(make), std::move(said));
-  docs_.push_back(collector_.running() ? shared : nullptr);
+  docs_.push_back(collector_.running() && config().profile ? shared : nullptr);
   reports_.emplace_back();
   Live& l = live_[exec];
   l = Live{};
@@ -196,7 +197,7 @@ void Injection::new_version(Live& l) {
     std::fprintf(stderr, "graphscope: pid %d: exec graph %u updated (%s): version %u -> %s/%s\n", int(pid_),
                  entry.exec_graph_id, calls.c_str(), entry.version, dir_.c_str(), entry.file.c_str());
   }
-  docs_.push_back(collector_.running() ? shared : nullptr);
+  docs_.push_back(collector_.running() && config().profile ? shared : nullptr);
   reports_.emplace_back();
   l.g = *g;
   l.doc = std::move(shared);
@@ -300,6 +301,52 @@ void Injection::write_report_text() {
 }
 
 // graphscope.attach/1: what this process did, rewritten after each graph.
+// The ledger's figures of each graph: its costs (version 1 of an exec
+// graph holds them), and whether every launch was counted. Under m_.
+void Injection::fill_costs(AttachIndex& x) {
+  for (AttachedGraph& g : x.graphs)
+    if (g.version == 1) costs_.fill(g.exec_graph_id, g);
+  x.launches_counted = true;  // by this library, in every run
+  // After a let go, only the preload library counts launches: those of a
+  // statically linked CUDA runtime it cannot see.
+  if ((stood_down_ || let_go_count_) && !config().profile && !runtime_covered())
+    x.launches_missed =
+        "launches after graphscope let go of CUPTI are not counted: the process's CUDA runtime is not the "
+        "shared libcudart.so the preload library forwards (a statically linked runtime)";
+  else if (stood_down_ && config().profile)
+    x.launches_missed = "launches after graphscope let go of CUPTI are not counted";
+  else
+    x.launches_missed.clear();
+}
+
+// The device's graph memory (memory alloc nodes) as the driver reports it,
+// through the driver's own entry points (the process has libcuda loaded).
+void Injection::graph_memory_at_exit(AttachIndex& x) {
+  if (!device_ordinal_) return;
+  using DeviceGet = CUresult (*)(CUdevice*, int);
+  using Attr = CUresult (*)(CUdevice, CUgraphMem_attribute, void*);
+  // The driver the process loaded (the CUDA runtime dlopens it locally:
+  // its functions are not in the global scope).
+  static void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (!cuda) return;
+  static auto get = reinterpret_cast<DeviceGet>(dlsym(cuda, "cuDeviceGet"));
+  static auto attr = reinterpret_cast<Attr>(dlsym(cuda, "cuDeviceGetGraphMemAttribute"));
+  CUdevice dev = 0;
+  if (!get || !attr || get(&dev, int(*device_ordinal_)) != CUDA_SUCCESS) return;
+  cuuint64_t v = 0;
+  if (attr(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &v) == CUDA_SUCCESS) x.graph_mem_reserved_high = uint64_t(v);
+  if (attr(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &v) == CUDA_SUCCESS) x.graph_mem_used_high = uint64_t(v);
+}
+
+// The Python hook (lib/inject/python-hook) writes OUT/torch-log.pid-PID.jsonl
+// while the program runs; Python's exit handlers, the last to write it, have
+// run when this library's do.
+void Injection::take_torch_log(AttachIndex& x) {
+  const std::string from = config().out + "/torch-log.pid-" + std::to_string(pid_) + ".jsonl";
+  const std::string to = dir_ + "/torch_log.jsonl";
+  if (::rename(from.c_str(), to.c_str()) == 0) x.torch_log = "torch_log.jsonl";
+}
+
 void Injection::write_index() noexcept {
   try {
     {
@@ -329,6 +376,8 @@ void Injection::write_index() noexcept {
       x.device = d;
     }
     x.dropped_records = collector_.dropped_records();
+    fill_costs(x);
+    x.attached_monotonic_s = std::chrono::duration<double>(t0_.time_since_epoch()).count();
     // A snapshot, written after the files posted before it.
     writer().post([path = dir_ + "/index.json", x = AttachIndex(x)] {
       try {

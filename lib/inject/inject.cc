@@ -49,6 +49,7 @@
 #include "injection.h"
 #include "inspect/core/error.h"
 #include "inspect/runs/attach_session.h"
+#include "inspect/runs/work.h"
 #include "writer.h"
 
 namespace graphscope::inject {
@@ -95,6 +96,12 @@ void Injection::initialize() {
   std::vector<std::string> errors;
   AttachConfig from_env = attach_config_from([](const char* name) { return std::getenv(name); }, errors);
   pid_ = getpid();
+  t0_ = std::chrono::steady_clock::now();  // CLOCK_MONOTONIC, as Python's time.monotonic()
+  {
+    uint64_t cupti_now = 0;
+    (void)cuptiGetTimestamp(&cupti_now);
+    costs_.start(t0_, cupti_now);
+  }
   std::optional<AttachRank> rank = attach_rank_from([](const char* name) { return std::getenv(name); }, errors);
   session_.emplace(std::move(from_env), int64_t(pid_), command_line());
   session_->index().rank = rank;
@@ -137,7 +144,9 @@ void Injection::initialize() {
   }
   write_index();
   std::atexit([] { instance().finish(); });
-  if ((config().let_go_after_s > 0 || config().rest_after_s > 0) && !config().profile)
+  if (config().eager && !config().profile)
+    stays_why_ = "it records the run's GPU work (--eager), which needs CUPTI attached";
+  else if ((config().let_go_after_s > 0 || config().rest_after_s > 0) && !config().profile)
     std::thread([this] { watch_idle(); }).detach();
 }
 
@@ -163,17 +172,32 @@ std::string Injection::subscribe() {
   if (ok)
     for (CUpti_CallbackId id : capture::exec_change_callbacks())
       cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id);
-  if (ok && config().profile) {
-    ok = enable_launch_callbacks();
+  // The ledger's costs: rare calls, always on; without them the ledger
+  // says so (the index lacks the times), the rest goes on.
+  if (ok && !costs_.enable(subscriber_)) say("capture and instantiate times are not recorded (CUPTI refused a callback)");
+  // Launches are counted in every run (the ledger): while attached by this
+  // callback, unless the launch came through the preload library's
+  // forwarders, which count it (they also count while graphscope rests).
+  // Not only where the process lacks the shared runtime: XLA's launches
+  // (JAX) reach libcuda by a way no forwarder sees (H200, 2026-12-01: with
+  // the callback off, its replayed graphs read "never replayed"). What the
+  // callback adds to CUPTI's own cost while attached was not resolvable
+  // (BENCHMARKS.md, "The run ledger's cost").
+  if (ok) ok = enable_launch_callbacks();
+  if (ok && (config().profile || config().eager) && !collector_.running()) {
     try {
       // Its records converted only where a CPU is idle: beside a capture,
       // the converter slowed the application's threads (serving start-up,
       // 2026-11-27, BENCHMARKS.md).
       collector_.set_background(defer_);
+      // Not profiling, the run's GPU work alone (--eager): one record per
+      // graph replay instead of one per node (CUPTI's graph trace).
+      collector_.set_graph_trace(!config().profile);
       collector_.start();
     } catch (const Error& e) {
       profile_error_ = e.what();
-      say(profile_error_ + "; graphs are dumped, not profiled");
+      say(profile_error_ + (config().profile ? "; graphs are dumped, not profiled"
+                                             : "; GPU work outside graphs is not recorded"));
     }
   }
   if (ok && defer_ && !enable_fences()) {
@@ -239,13 +263,24 @@ void Injection::finish_locked() noexcept {
         collector_.stop();
         stopped_trace_ = collector_.take();
       }
-      for (size_t g = 0; g < docs_.size(); ++g) profile_one(g, stopped_trace_);
-      write_report_text();
+      // The run's GPU work, for the ledger: in graphs and outside them.
+      session_->index().work =
+          summarize_work(stopped_trace_, costs_.start_cupti_ns(), costs_.graphs_end_cupti_ns(),
+                         config().profile ? "kernel records" : "graph trace");
+      if (config().profile) {
+        for (size_t g = 0; g < docs_.size(); ++g) profile_one(g, stopped_trace_);
+        write_report_text();
+      }
     }
   } catch (const std::exception& e) {
     session_->error(std::string("profile at exit: ") + e.what());
   } catch (...) {
     session_->error("profile at exit: unknown error");
+  }
+  try {
+    graph_memory_at_exit(session_->index());
+    take_torch_log(session_->index());
+  } catch (...) {
   }
   write_index();
 }
@@ -263,6 +298,8 @@ void CUPTIAPI Injection::callback(void* self, CUpti_CallbackDomain domain, CUpti
       if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
         me->resolve_all();
     }
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+      me->costs_.on_api(cbid, static_cast<const CUpti_CallbackData*>(data));
     if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED)
       me->on_exec_created(static_cast<const CUpti_ResourceData*>(data));
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING)
@@ -364,11 +401,42 @@ void Injection::on_launch(const CUpti_CallbackData* cb) {
   if (cb->callbackSite != CUPTI_API_ENTER || !cb->functionParams) return;
   auto exec = static_cast<const cuGraphLaunch_params*>(cb->functionParams)->hGraph;
   launching(exec);  // its walk first, if still to do
+  // Not profiling, a launch through the preload library's forwarders was
+  // counted there (it counts while graphscope rests too).
+  const bool counted = !config().profile && preload_in_launch();
   std::lock_guard<std::mutex> lock(m_);
   auto it = live_.find(exec);
   if (it == live_.end()) return;
   if (it->second.pending) new_version(it->second);
-  if (config().profile) session_->launched(it->second.g, cb->correlationId);
+  if (!counted) count_launch(it->second, cb->correlationId);
+}
+
+void Injection::preload_launch(CUgraphExec e) noexcept {
+  if (forked_child || !session_ || dir_.empty()) return;  // not attached in this process
+  launching(e);
+  if (config().profile || finished_) return;
+  try {
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = live_.find(e);
+    if (it == live_.end()) return;
+    if (it->second.pending) new_version(it->second);  // as the callback inside the call would
+    count_launch(it->second, 0);
+  } catch (...) {
+  }
+}
+
+void Injection::count_launch(Live& l, uint32_t correlation) {
+  const double when = costs_.since_start(std::chrono::steady_clock::now());
+  if (config().profile) session_->launched(l.g, correlation, when);
+  else session_->counted(l.g, when);
+}
+
+// Whether this thread is inside the preload library's graph launch (false
+// when the library is not loaded).
+bool Injection::preload_in_launch() {
+  using Fn = int (*)();
+  static Fn f = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "graphscope_preload_in_launch"));
+  return f && f() != 0;
 }
 
 // Once per device: cudaGetDeviceProperties reads every attribute, and it
@@ -435,7 +503,7 @@ extern "C" __attribute__((visibility("default"))) int graphscope_graph_destroy(v
 // Called by the preload library's graph launches: the exec graph's walk
 // first, if still to do.
 extern "C" __attribute__((visibility("default"))) void graphscope_graph_launch(void* exec) {
-  graphscope::inject::Injection::instance().launching(static_cast<CUgraphExec>(exec));
+  graphscope::inject::Injection::instance().preload_launch(static_cast<CUgraphExec>(exec));
 }
 
 // `graphscope capture --exec` also preloads this library (LD_PRELOAD), so

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "capture/activity.h"
+#include "costs.h"
 #include "capture/exec_update.h"
 #include "capture/walk.h"
 #include "inspect/analysis/profile.h"
@@ -133,6 +134,10 @@ class Injection {
   static constexpr auto kCaptureWait = std::chrono::milliseconds(200);
   void wait_for_captures() const;
   void launching(CUgraphExec e) noexcept;
+  // The preload library's graph launch (lib/inject/preload.cc), before the
+  // real call: its walk first, if still to do, and, unless profiling
+  // (CUPTI's callback counts every launch then), the launch counted.
+  void preload_launch(CUgraphExec e) noexcept;
 
  private:
   // let_go.cc: letting go of CUPTI, for good or until the next graph.
@@ -169,6 +174,17 @@ class Injection {
   // inject.cc
   void on_exec_destroy(const CUpti_ResourceData* rd);
   void on_launch(const CUpti_CallbackData* cb);
+  // A launch of the dumped graph whose exec graph l is: counted in its
+  // index entry, with its correlation id when profiling. Under m_.
+  void count_launch(Live& l, uint32_t correlation);
+  static bool preload_in_launch();
+  // The costs of each graph into its index entry, the launches' coverage,
+  // and at exit the device's graph memory (documents.cc). Under m_.
+  void fill_costs(AttachIndex& x);
+  void graph_memory_at_exit(AttachIndex& x);
+  // The Python hook's file of PyTorch's cudagraph records, moved into the
+  // process's directory (documents.cc).
+  void take_torch_log(AttachIndex& x);
 
   // documents.cc
   void profile_one(size_t g, const Trace& all);
@@ -245,6 +261,8 @@ class Injection {
   uint64_t walked_at_destroy_ = 0, walked_here_ = 0;  // under dm_
   std::vector<uint8_t> fence_kinds_;                  // by driver callback id: Fence
   capture::ActivityCollector collector_;
+  Costs costs_;  // capture, instantiate and upload times, memory at capture
+  std::chrono::steady_clock::time_point t0_;  // when the process attached
 };
 
 }  // namespace internal

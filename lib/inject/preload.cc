@@ -24,6 +24,7 @@
 // resting, and then it does not let go unless asked to (--let-go-after).
 //
 // It also defines the calls that destroy a graph and launch an exec graph,
+// for the run ledger's launch counts (made here while graphscope rests) and
 // for walks at destroy: the injection library walks an instantiated graph
 // when the application destroys it (PyTorch does so right after
 // instantiating), on a thread of its own, instead of on the application's
@@ -78,11 +79,16 @@ bool taken(void* graph) {
   return f && f(graph) != 0;
 }
 
-// Before an exec graph's launch: its graph's walk, if still to do, first.
+// Before an exec graph's launch: its graph's walk, if still to do, first,
+// and the launch counted (the run ledger), also while graphscope rests.
 void launching(void* exec) {
-  if (!deferring.load(std::memory_order_relaxed)) return;
   if (LaunchHook f = hook(launch_hook, "graphscope_graph_launch")) f(exec);
 }
+
+// The depth of this thread's launches through the forwarders below: the
+// injection library's launch callback, inside the real call, does not count
+// these twice.
+thread_local int launch_depth = 0;
 
 // The depth of this thread's calls through the forwarders below.
 thread_local int seen_depth = 0;
@@ -276,7 +282,11 @@ GS_DRIVER(cuGraphExecNodeSetParams, (void* e, void* n, void* p), (e, n, p))
     static std::atomic<void*> cache{nullptr};                                            \
     launching(exec);                                                                     \
     auto f = real<ret (*)(void*, void*)>(cache, #name, lib);                             \
-    return f ? f(exec, stream) : missing;                                                \
+    if (!f) return missing;                                                              \
+    ++launch_depth;                                                                      \
+    ret r = f(exec, stream);                                                             \
+    --launch_depth;                                                                      \
+    return r;                                                                            \
   }
 GS_DESTROY(Result, "libcudart.so", kRuntimeMissing, cudaGraphDestroy)
 GS_DESTROY(Result, "libcuda.so", kDriverMissing, cuGraphDestroy)
@@ -301,6 +311,12 @@ extern "C" __attribute__((visibility("default"))) void graphscope_preload_rest(i
 // is one this library would have seen while graphscope rested).
 extern "C" __attribute__((visibility("default"))) int graphscope_preload_seen() {
   return seen_depth > 0 ? 1 : 0;
+}
+
+// Called by the injection library's launch callback: whether this thread is
+// inside one of the graph launches above (that launch is counted already).
+extern "C" __attribute__((visibility("default"))) int graphscope_preload_in_launch() {
+  return launch_depth > 0 ? 1 : 0;
 }
 
 // Whether a call of the CUDA runtime or driver can reach this library: true

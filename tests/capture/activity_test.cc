@@ -249,13 +249,36 @@ TEST_CASE("records of other kinds, and null, are ignored") {
   auto api = blank<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME);
   api.correlationId = 42;
   append(api, t);
-  auto marker = blank<CUpti_Activity>(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  auto marker = blank<CUpti_Activity>(CUPTI_ACTIVITY_KIND_MARKER);
   append(marker, t);
   auto odd = blank<CUpti_Activity>(static_cast<CUpti_ActivityKind>(0x7ffff));
   append(odd, t);
   append_record(nullptr, t);
   CHECK(t.activities.empty());
   CHECK(t.names.empty());
+}
+
+TEST_CASE("a graph trace record is one replay: an activity with its graph id and no node") {
+  Trace t;
+  auto g = blank<CUpti_ActivityGraphTrace2>(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+  g.start = 1000;
+  g.end = 5000;
+  g.graphId = 7;
+  g.streamId = 13;
+  g.correlationId = 99;
+  g.deviceId = 0;
+  g.contextId = 1;
+  append(g, t);
+  REQUIRE(t.activities.size() == 1);
+  const Activity& a = t.activities[0];
+  CHECK(a.kind == ActivityKind::other);
+  CHECK(t.names[a.name] == "graph");
+  CHECK(a.graph_id == std::optional<uint32_t>(7));
+  CHECK_FALSE(a.graph_node_id);
+  CHECK(a.start_ns == 1000);
+  CHECK(a.end_ns == 5000);
+  CHECK(a.stream == 13);
+  CHECK(a.correlation == 99);
 }
 
 TEST_CASE("a mixed sequence keeps order and shares names") {

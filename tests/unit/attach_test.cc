@@ -350,3 +350,173 @@ TEST_CASE("a process index counts its let gos and take backs, and reads them bac
   bad.replace(bad.find("\"let_go_count\": 2"), 17, "\"let_go_count\": \"2\"");
   CHECK_THROWS_AS(read_attach_index(bad, "i.json"), Error);
 }
+
+TEST_CASE("a process index carries the ledger's costs, launches and GPU work, and reads them back") {
+  // Recorded on an H200 (tests/data/ledger): costs and launches as written.
+  AttachIndex x = read_attach_index(test::read_data("ledger/serving.capture/pid-693/index.json"), "i.json");
+  CHECK_FALSE(x.profiling);
+  CHECK(x.launches_counted);
+  REQUIRE(x.graphs.size() >= 2);
+  CHECK(x.graphs[0].capture_ms.value_or(0) > 0);
+  CHECK(x.graphs[0].first_launch_s.value_or(0) > 0);
+  CHECK(x.attached_monotonic_s);
+  CHECK(read_attach_index(write_attach_index(x), "i.json").graphs[0].capture_ms == x.graphs[0].capture_ms);
+  x.launches_counted = true;
+  x.launches_missed = "launches while graphscope had let go of CUPTI are not counted";
+  x.graph_mem_reserved_high = 4 << 20;
+  x.graph_mem_used_high = 3 << 20;
+  AttachedGraph& g = x.graphs[0];
+  g.created_s = 1.25;
+  g.capture_ms = 12.5;
+  g.instantiate_ms = 0.75;
+  g.uploads = 1;
+  g.upload_ms = 0.125;
+  g.capture_alloc_bytes = 2 << 20;
+  g.launches = 111;
+  g.first_launch_s = 2.5;
+  g.last_launch_s = 9.75;
+  x.graphs[1].launches = 0;  // counted, never launched
+  AttachWork w;
+  w.source = "graph trace";
+  w.start_s = 1, w.end_s = 10;
+  w.busy_us = 5000, w.graph_us = 4000, w.eager_us = 1000;
+  w.graph_records = 111, w.eager_records = 40;
+  w.captures_end_s = 1.5;
+  AttachWork::Group k;
+  k.kind = "kernel";
+  k.name = "_Z4gemmv";
+  k.grid[0] = 8, k.grid[1] = k.grid[2] = 1;
+  k.block[0] = 128, k.block[1] = k.block[2] = 1;
+  k.launches = 30, k.launches_after_captures = 20, k.gpu_us = 900, k.first_s = 1.1, k.last_s = 9.5;
+  w.eager.push_back(k);
+  AttachWork::Group c;
+  c.kind = "memcpy", c.name = "Memcpy HtoD", c.launches = 10, c.gpu_us = 100, c.first_s = 1, c.last_s = 2;
+  w.eager.push_back(c);
+  w.other_launches = 3, w.other_us = 1.5;
+  w.graphs.push_back({2, 111, 4000, 2.5, 9.8});
+  w.timeline = {{0, 300}, {400, 0}, {3600, 700}};
+  w.bin_s = 3;
+  x.work = w;
+  const std::string text = write_attach_index(x);
+  CHECK(text.find("\"launches_counted\": true") != std::string::npos);
+  CHECK(text.find("\"timeline\": [[0, 300], [400, 0], [3600, 700]]") != std::string::npos);
+  CHECK(text.find("replays_analysed") == std::string::npos);  // not profiled: launches only
+  const AttachIndex back = read_attach_index(text, "i.json");
+  CHECK(back.launches_counted);
+  CHECK_FALSE(back.profiling);  // launches no longer say profiling where the index counts them
+  CHECK(back.launches_missed == x.launches_missed);
+  CHECK(back.graph_mem_reserved_high == uint64_t(4 << 20));
+  CHECK(back.graph_mem_used_high == uint64_t(3 << 20));
+  const AttachedGraph& b = back.graphs[0];
+  CHECK(b.created_s == 1.25);
+  CHECK(b.capture_ms == 12.5);
+  CHECK(b.instantiate_ms == 0.75);
+  CHECK(b.uploads == 1);
+  CHECK(b.upload_ms == 0.125);
+  CHECK(b.capture_alloc_bytes == uint64_t(2 << 20));
+  CHECK(b.launches == 111);
+  CHECK(b.first_launch_s == 2.5);
+  CHECK(b.last_launch_s == 9.75);
+  CHECK(back.graphs[1].capture_ms == x.graphs[1].capture_ms);  // as recorded
+  REQUIRE(back.work);
+  const AttachWork& bw = *back.work;
+  CHECK(bw.source == "graph trace");
+  CHECK(bw.start_s == 1);
+  CHECK(bw.end_s == 10);
+  CHECK(bw.busy_us == 5000);
+  CHECK(bw.graph_us == 4000);
+  CHECK(bw.eager_us == 1000);
+  CHECK(bw.graph_records == 111);
+  CHECK(bw.eager_records == 40);
+  CHECK(bw.captures_end_s == 1.5);
+  REQUIRE(bw.eager.size() == 2);
+  CHECK(bw.eager[0].kind == "kernel");
+  CHECK(bw.eager[0].name == "_Z4gemmv");
+  CHECK(bw.eager[0].grid[0] == 8);
+  CHECK(bw.eager[0].block[0] == 128);
+  CHECK(bw.eager[0].block[2] == 1);
+  CHECK(bw.eager[0].launches == 30);
+  CHECK(bw.eager[0].launches_after_captures == 20);
+  CHECK(bw.eager[0].gpu_us == 900);
+  CHECK(bw.eager[0].first_s == 1.1);
+  CHECK(bw.eager[0].last_s == 9.5);
+  CHECK(bw.eager[1].grid[0] == 0);  // a copy has no geometry
+  CHECK(bw.other_launches == 3);
+  CHECK(bw.other_us == 1.5);
+  REQUIRE(bw.graphs.size() == 1);
+  CHECK(bw.graphs[0].exec_graph_id == 2);
+  CHECK(bw.graphs[0].replays == 111);
+  CHECK(bw.graphs[0].gpu_us == 4000);
+  CHECK(bw.graphs[0].first_s == 2.5);
+  CHECK(bw.graphs[0].last_s == 9.8);
+  CHECK(bw.bin_s == 3);
+  REQUIRE(bw.timeline.size() == 3);
+  CHECK(bw.timeline[2].graph_us == 3600);
+  CHECK(bw.timeline[2].eager_us == 700);
+  CHECK(write_attach_index(back) == text);
+  // The run index embeds the same members.
+  AttachRun run;
+  run.command = {"python3"};
+  run.processes.push_back({"pid-754", x});
+  const std::string run_text = write_attach_run(run);
+  const AttachRun run_back = read_attach_run(run_text, "run.json");
+  REQUIRE(run_back.processes[0].index.work);
+  CHECK(run_back.processes[0].index.work->timeline.size() == 3);
+  CHECK(run_back.processes[0].index.graphs[0].capture_alloc_bytes == uint64_t(2 << 20));
+  CHECK(write_attach_run(run_back) == run_text);
+}
+
+TEST_CASE("an index from before the ledger reads its launches as profiling did") {
+  const AttachIndex x = read_attach_index(test::read_data("attach/profile/pid-787/index.json"), "i.json");
+  CHECK(x.profiling);
+  CHECK_FALSE(x.launches_counted);
+  CHECK_FALSE(x.work);
+  const std::string text = write_attach_index(x);
+  CHECK(text.find("launches_counted") == std::string::npos);
+  CHECK(text.find("replays_analysed") != std::string::npos);
+}
+
+TEST_CASE("the ledger's figures in an index are refused in one line when negative, too large or too many") {
+  AttachIndex x;
+  x.pid = 7;
+  AttachWork w;
+  w.source = "kernel records";
+  w.timeline = {{1, 2}};
+  x.work = w;
+  const std::string text = write_attach_index(x);
+  auto refusal = [&](const std::string& from, const std::string& to) {
+    std::string bad = text;
+    const size_t at = bad.find(from);
+    REQUIRE(at != std::string::npos);
+    bad.replace(at, from.size(), to);
+    try {
+      read_attach_index(bad, "i.json");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::bad_input);
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(refusal("\"busy_us\": 0", "\"busy_us\": -1") == "i.json (work.busy_us: is negative (-1))");
+  CHECK(refusal("\"end_s\": 0", "\"end_s\": 1e300") == "i.json (work.end_s: is 1e+300, more than 1000000000)");
+  CHECK(refusal("\"bin_s\": 1", "\"bin_s\": 0") == "i.json (work.bin_s: is 0, expected a positive interval)");
+  CHECK(refusal("[[1, 2]]", "[[1, 2, 3]]") ==
+        "i.json (work.timeline[0]: holds 3 numbers, expected 2: [graph_us, eager_us])");
+  std::string bins = "[";
+  for (size_t i = 0; i <= AttachWork::kMaxBins; ++i) bins += i ? ", [0, 0]" : "[0, 0]";
+  CHECK(refusal("[[1, 2]]", bins + "]") == "i.json (work.timeline: holds 3601 entries, more than 3600)");
+  std::string groups = "[";
+  for (size_t i = 0; i <= AttachWork::kMaxGroups; ++i)
+    groups += std::string(i ? ", " : "") +
+              R"({"kind": "kernel", "name": "k", "launches": 1, "gpu_us": 1, "first_s": 0, "last_s": 0})";
+  CHECK(refusal("\"eager\": []", "\"eager\": " + groups + "]") ==
+        "i.json (work.eager: holds 2001 entries, more than 2000)");
+  CHECK(refusal("\"eager\": []",
+                R"("eager": [{"kind": "kernel", "name": "k", "grid": [1, 1], "block": [1, 1, 1], "launches": 1, )"
+                R"("gpu_us": 1, "first_s": 0, "last_s": 0}])") ==
+        "i.json (work.eager[0].grid: holds 2 numbers, expected 3)");
+  CHECK(refusal("\"eager\": []",
+                R"("eager": [{"kind": "kernel", "name": "k", "launches": 1, "launches_after_captures": 2, )"
+                R"("gpu_us": 1, "first_s": 0, "last_s": 0}])") ==
+        "i.json (work.eager[0].launches_after_captures: is more than launches)");
+}

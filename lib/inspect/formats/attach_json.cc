@@ -4,16 +4,73 @@
 #include "../core/json_read.h"
 #include "../core/json_tape.h"
 #include "../core/json_writer.h"
+#include "../core/text.h"
 
 namespace graphscope {
 namespace {
 
 using Kind = JsonTape::Kind;
 
+// Bounds of the ledger's figures on read: an index's times are since its
+// process attached, and no process runs for 30 years; a hostile index's
+// figures stay finite when the ledger sums them and divides by them.
+constexpr double kMaxSeconds = 1e9;
+constexpr double kMaxMs = kMaxSeconds * 1e3;
+constexpr double kMaxUs = kMaxSeconds * 1e6;
+
 void strings(JsonWriter& w, const char* key, const std::vector<std::string>& v) {
   w.key(key).begin_array();
   for (const auto& s : v) w.value(s);
   w.end_array();
+}
+
+void dim3(JsonWriter& w, const char* key, const uint32_t (&v)[3]) {
+  w.key(key).begin_array().value(v[0]).value(v[1]).value(v[2]).end_array();
+}
+
+// The process's GPU work: totals, then the eager groups, the exec graphs
+// and the timeline as [graph_us, eager_us] per bin (an hour of 1 s bins
+// stays a few kilobytes).
+void work_members(JsonWriter& w, const AttachWork& k) {
+  w.key("work").begin_object();
+  w.key("source").value(k.source);
+  w.key("start_s").value(k.start_s).key("end_s").value(k.end_s);
+  w.key("busy_us").value(k.busy_us).key("graph_us").value(k.graph_us).key("eager_us").value(k.eager_us);
+  w.key("graph_records").value(k.graph_records).key("eager_records").value(k.eager_records);
+  if (k.captures_end_s) w.key("captures_end_s").value(*k.captures_end_s);
+  w.key("eager").begin_array();
+  for (const AttachWork::Group& g : k.eager) {
+    w.begin_object();
+    w.key("kind").value(g.kind).key("name").value(g.name);
+    bool geometry = false;
+    for (int i = 0; i < 3; ++i) geometry = geometry || g.grid[i] || g.block[i];
+    if (geometry) {
+      dim3(w, "grid", g.grid);
+      dim3(w, "block", g.block);
+    }
+    w.key("launches").value(g.launches);
+    if (g.launches_after_captures) w.key("launches_after_captures").value(g.launches_after_captures);
+    w.key("gpu_us").value(g.gpu_us).key("first_s").value(g.first_s).key("last_s").value(g.last_s);
+    w.end_object();
+  }
+  w.end_array();
+  if (k.other_launches || k.other_us != 0)
+    w.key("other_launches").value(k.other_launches).key("other_us").value(k.other_us);
+  if (k.misstamped_records)
+    w.key("misstamped_records").value(k.misstamped_records).key("misstamped_us").value(k.misstamped_us);
+  w.key("graphs").begin_array();
+  for (const AttachWork::GraphTime& g : k.graphs) {
+    w.begin_object();
+    w.key("exec_graph_id").value(g.exec_graph_id).key("replays").value(g.replays).key("gpu_us").value(g.gpu_us);
+    w.key("first_s").value(g.first_s).key("last_s").value(g.last_s);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("bin_s").value(k.bin_s);
+  w.key("timeline").begin_array();
+  for (const AttachWork::Bin& b : k.timeline) w.begin_array().value(b.graph_us).value(b.eager_us).end_array();
+  w.end_array();
+  w.end_object();
 }
 
 // The members of a process index after "schema", in the order the
@@ -63,8 +120,14 @@ void index_members(JsonWriter& w, const AttachIndex& x) {
     if (g.superseded) w.key("superseded").value(true);
     if (g.unchanged_updates) w.key("unchanged_updates").value(g.unchanged_updates);
     if (!g.not_recorded.empty()) strings(w, "not_recorded", g.not_recorded);
+    if (g.created_s) w.key("created_s").value(*g.created_s);
+    if (g.capture_ms) w.key("capture_ms").value(*g.capture_ms);
+    if (g.instantiate_ms) w.key("instantiate_ms").value(*g.instantiate_ms);
+    if (g.uploads) w.key("uploads").value(g.uploads);
+    if (g.upload_ms != 0) w.key("upload_ms").value(g.upload_ms);
+    if (g.capture_alloc_bytes) w.key("capture_alloc_bytes").value(*g.capture_alloc_bytes);
+    if (x.profiling || x.launches_counted) w.key("launches").value(g.launches);
     if (x.profiling) {
-      w.key("launches").value(g.launches);
       w.key("replays_analysed").value(g.replays_analysed);
       if (g.profiled) {
         w.key("profile").value(g.profile_file).key("trace").value(g.trace_file);
@@ -74,6 +137,8 @@ void index_members(JsonWriter& w, const AttachIndex& x) {
         w.key("profile_error").value(g.profile_error);
       }
     }
+    if (g.first_launch_s) w.key("first_launch_s").value(*g.first_launch_s);
+    if (g.last_launch_s) w.key("last_launch_s").value(*g.last_launch_s);
     w.end_object();
   }
   w.end_array();
@@ -87,6 +152,13 @@ void index_members(JsonWriter& w, const AttachIndex& x) {
   }
   w.end_array();
   if (x.dropped_records) w.key("dropped_records").value(x.dropped_records);
+  if (x.launches_counted) w.key("launches_counted").value(true);
+  if (!x.launches_missed.empty()) w.key("launches_missed").value(x.launches_missed);
+  if (x.graph_mem_reserved_high) w.key("graph_mem_reserved_high").value(*x.graph_mem_reserved_high);
+  if (x.graph_mem_used_high) w.key("graph_mem_used_high").value(*x.graph_mem_used_high);
+  if (x.work) work_members(w, *x.work);
+  if (x.attached_monotonic_s) w.key("attached_monotonic_s").value(*x.attached_monotonic_s);
+  if (!x.torch_log.empty()) w.key("torch_log").value(x.torch_log);
   strings(w, "errors", x.errors);
   if (!x.unindexed.empty()) strings(w, "unindexed", x.unindexed);
 }
@@ -116,6 +188,105 @@ class Reader {
   uint64_t count(uint32_t obj, const char* key, const JsonPath& at, bool required = false) const {
     uint32_t v = required ? r_.required(obj, key, at) : r_.find(obj, key);
     return v == kJsonAbsent ? 0 : r_.u64(v, JsonPath(at, key));
+  }
+
+  // A figure: a number, not negative and at most max.
+  double figure(uint32_t v, const JsonPath& at, double max) const {
+    const double d = r_.non_negative(v, at);
+    if (d > max) r_.fail(at, "is " + num(d) + ", more than " + num(max));
+    return d;
+  }
+  double figure(uint32_t obj, const char* key, const JsonPath& at, double max) const {
+    return figure(r_.required(obj, key, at), JsonPath(at, key), max);
+  }
+  std::optional<double> opt_figure(uint32_t obj, const char* key, const JsonPath& at, double max) const {
+    uint32_t v = r_.find(obj, key);
+    if (v == kJsonAbsent) return std::nullopt;
+    return figure(v, JsonPath(at, key), max);
+  }
+  std::optional<uint64_t> opt_count(uint32_t obj, const char* key, const JsonPath& at) const {
+    uint32_t v = r_.find(obj, key);
+    if (v == kJsonAbsent) return std::nullopt;
+    return r_.u64(v, JsonPath(at, key));
+  }
+  // An array of at most max elements, refused in one line when longer.
+  uint32_t capped(uint32_t obj, const char* key, const JsonPath& at, const char* want, size_t max,
+                  uint32_t* n) const {
+    const JsonPath p(at, key);
+    uint32_t v = r_.array(r_.required(obj, key, at), p, want, n);
+    if (*n > max) r_.fail(p, "holds " + std::to_string(*n) + " entries, more than " + std::to_string(max));
+    return v;
+  }
+  void dim3(uint32_t obj, const char* key, const JsonPath& at, uint32_t (&out)[3]) const {
+    const JsonPath p(at, key);
+    uint32_t n = 0, v = r_.array(r_.required(obj, key, at), p, "an array of 3 integers", &n);
+    if (n != 3) r_.fail(p, "holds " + std::to_string(n) + " numbers, expected 3");
+    for (uint32_t i = 0; i < 3; ++i) out[i] = r_.u32(t_.element(v, i), JsonPath(p, i));
+  }
+
+  AttachWork work(uint32_t o, const JsonPath& at) const {
+    r_.object(o, at);
+    AttachWork k;
+    k.source = std::string(r_.string(r_.required(o, "source", at), JsonPath(at, "source"), 256));
+    k.start_s = figure(o, "start_s", at, kMaxSeconds);
+    k.end_s = figure(o, "end_s", at, kMaxSeconds);
+    k.busy_us = figure(o, "busy_us", at, kMaxUs);
+    k.graph_us = figure(o, "graph_us", at, kMaxUs);
+    k.eager_us = figure(o, "eager_us", at, kMaxUs);
+    k.graph_records = count(o, "graph_records", at, true);
+    k.eager_records = count(o, "eager_records", at, true);
+    k.captures_end_s = opt_figure(o, "captures_end_s", at, kMaxSeconds);
+    uint32_t n = 0;
+    const JsonPath ep(at, "eager");
+    uint32_t eager = capped(o, "eager", at, "an array of groups", AttachWork::kMaxGroups, &n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const JsonPath e(ep, i);
+      uint32_t g = r_.object(t_.element(eager, i), e);
+      AttachWork::Group x;
+      x.kind = std::string(r_.string(r_.required(g, "kind", e), JsonPath(e, "kind"), 64));
+      x.name = std::string(r_.string(r_.required(g, "name", e), JsonPath(e, "name")));
+      if (r_.find(g, "grid") != kJsonAbsent || r_.find(g, "block") != kJsonAbsent) {
+        dim3(g, "grid", e, x.grid);
+        dim3(g, "block", e, x.block);
+      }
+      x.launches = count(g, "launches", e, true);
+      x.launches_after_captures = count(g, "launches_after_captures", e);
+      if (x.launches_after_captures > x.launches)
+        r_.fail(JsonPath(e, "launches_after_captures"), "is more than launches");
+      x.gpu_us = figure(g, "gpu_us", e, kMaxUs);
+      x.first_s = figure(g, "first_s", e, kMaxSeconds);
+      x.last_s = figure(g, "last_s", e, kMaxSeconds);
+      k.eager.push_back(std::move(x));
+    }
+    k.other_launches = count(o, "other_launches", at);
+    k.other_us = opt_figure(o, "other_us", at, kMaxUs).value_or(0);
+    k.misstamped_records = count(o, "misstamped_records", at);
+    k.misstamped_us = opt_figure(o, "misstamped_us", at, kMaxUs).value_or(0);
+    const JsonPath gp(at, "graphs");
+    uint32_t graphs = r_.array(r_.required(o, "graphs", at), gp, "an array of graphs", &n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const JsonPath e(gp, i);
+      uint32_t g = r_.object(t_.element(graphs, i), e);
+      AttachWork::GraphTime x;
+      x.exec_graph_id = r_.u32(r_.required(g, "exec_graph_id", e), JsonPath(e, "exec_graph_id"));
+      x.replays = count(g, "replays", e, true);
+      x.gpu_us = figure(g, "gpu_us", e, kMaxUs);
+      x.first_s = figure(g, "first_s", e, kMaxSeconds);
+      x.last_s = figure(g, "last_s", e, kMaxSeconds);
+      k.graphs.push_back(x);
+    }
+    k.bin_s = figure(o, "bin_s", at, kMaxSeconds);
+    if (k.bin_s <= 0) r_.fail(JsonPath(at, "bin_s"), "is 0, expected a positive interval");
+    const JsonPath tp(at, "timeline");
+    uint32_t timeline = capped(o, "timeline", at, "an array of bins", AttachWork::kMaxBins, &n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const JsonPath e(tp, i);
+      uint32_t m = 0, b = r_.array(t_.element(timeline, i), e, "a pair [graph_us, eager_us]", &m);
+      if (m != 2) r_.fail(e, "holds " + std::to_string(m) + " numbers, expected 2: [graph_us, eager_us]");
+      k.timeline.push_back({figure(t_.element(b, 0), JsonPath(e, uint32_t(0)), kMaxUs),
+                            figure(t_.element(b, 1), JsonPath(e, uint32_t(1)), kMaxUs)});
+    }
+    return k;
   }
 
   AttachIndex index(uint32_t o, const JsonPath& at) const {
@@ -161,6 +332,10 @@ class Reader {
       rank.source = std::string(r_.string(r_.required(k, "source", kp), JsonPath(kp, "source")));
       x.rank = rank;
     }
+    // Launches counted in every run (the ledger's indexes): "launches" no
+    // longer says the process profiled.
+    if (uint32_t v = r_.find(o, "launches_counted"); v != kJsonAbsent)
+      x.launches_counted = r_.boolean(v, JsonPath(at, "launches_counted"));
     const JsonPath gp(at, "graphs");
     uint32_t n = 0, graphs = r_.array(r_.required(o, "graphs", at), gp, "an array of graphs", &n);
     for (uint32_t i = 0; i < n; ++i) {
@@ -182,8 +357,18 @@ class Reader {
       a.unchanged_updates = count(g, "unchanged_updates", e);
       if (uint32_t v = r_.find(g, "not_recorded"); v != kJsonAbsent)
         a.not_recorded = strings(v, JsonPath(e, "not_recorded"));
+      a.created_s = opt_figure(g, "created_s", e, kMaxSeconds);
+      a.capture_ms = opt_figure(g, "capture_ms", e, kMaxMs);
+      a.instantiate_ms = opt_figure(g, "instantiate_ms", e, kMaxMs);
+      a.uploads = count(g, "uploads", e);
+      a.upload_ms = opt_figure(g, "upload_ms", e, kMaxMs).value_or(0);
+      a.capture_alloc_bytes = opt_count(g, "capture_alloc_bytes", e);
+      a.first_launch_s = opt_figure(g, "first_launch_s", e, kMaxSeconds);
+      a.last_launch_s = opt_figure(g, "last_launch_s", e, kMaxSeconds);
       if (r_.find(g, "launches") != kJsonAbsent) {
-        x.profiling = true;
+        // An index from before launches were counted in every run has them
+        // only when the process profiled.
+        if (!x.launches_counted) x.profiling = true;
         a.launches = count(g, "launches", e);
         a.replays_analysed = count(g, "replays_analysed", e);
         if (uint32_t p = r_.find(g, "profile"); p != kJsonAbsent) {
@@ -214,6 +399,15 @@ class Reader {
       x.skipped.push_back(std::move(k));
     }
     x.dropped_records = count(o, "dropped_records", at);
+    x.launches_missed = text(o, "launches_missed", at);
+    x.graph_mem_reserved_high = opt_count(o, "graph_mem_reserved_high", at);
+    x.graph_mem_used_high = opt_count(o, "graph_mem_used_high", at);
+    if (uint32_t k = r_.find(o, "work"); k != kJsonAbsent) x.work = work(k, JsonPath(at, "work"));
+    // A monotonic clock's instant: seconds since the machine booted (no bound but a finite number).
+    if (uint32_t v = r_.find(o, "attached_monotonic_s"); v != kJsonAbsent)
+      x.attached_monotonic_s = r_.non_negative(v, JsonPath(at, "attached_monotonic_s"));
+    if (uint32_t v = r_.find(o, "torch_log"); v != kJsonAbsent)
+      x.torch_log = std::string(r_.string(v, JsonPath(at, "torch_log"), 4096));
     x.errors = strings(r_.required(o, "errors", at), JsonPath(at, "errors"));
     if (uint32_t u = r_.find(o, "unindexed"); u != kJsonAbsent) x.unindexed = strings(u, JsonPath(at, "unindexed"));
     return x;

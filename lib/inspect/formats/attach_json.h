@@ -38,6 +38,73 @@ struct AttachedGraph {
   uint64_t fake = 0, blocking = 0;
   double makespan_us = 0, critical_path_us = 0;
   std::string profile_error;  // why it was not profiled ("" while unknown)
+  // What it cost the process (the run ledger), from the driver calls
+  // graphscope saw, in every run; absent when not seen (a graph built with
+  // the graph API has no capture; calls made while graphscope rested).
+  // Times in seconds are since the process attached; durations are the
+  // host's wall time of the calls.
+  std::optional<double> created_s;       // its instantiation ended
+  std::optional<double> capture_ms;      // its template's stream capture, begin to end
+  std::optional<double> instantiate_ms;  // the instantiate call
+  uint64_t uploads = 0;                  // cuGraphUpload calls
+  double upload_ms = 0;                  // their time, together
+  // Device memory the driver allocated on the capturing thread while the
+  // capture ran (cuMemAlloc*, cuMemCreate): PyTorch's private pool's new
+  // segments, as the driver saw them.
+  std::optional<uint64_t> capture_alloc_bytes;
+  // The first and last launch counted (AttachIndex::launches_counted).
+  std::optional<double> first_launch_s, last_launch_s;
+};
+
+/// The GPU work of a process over its run, from activity records (every
+/// record under profile --exec; capture --exec --eager: one record per
+/// graph replay, CUPTI's graph trace, and one per eager kernel or copy):
+/// inside graph replays and outside them (eager), by kernel, and per
+/// interval of the run. Made by summarize_work (runs/work.h).
+struct AttachWork {
+  std::string source;             // "kernel records" or "graph trace"
+  double start_s = 0, end_s = 0;  // the first record's start, the last end (since attach)
+  double busy_us = 0;             // the union of every record's interval
+  double graph_us = 0;            // the union of graph replays' records
+  double eager_us = 0;            // busy_us less the time graph replays cover
+  uint64_t graph_records = 0, eager_records = 0;
+  // The process last made a graph (a stream capture ended, or an instantiation:
+  // graphs built with the graph API have no capture).
+  std::optional<double> captures_end_s;
+  /// Eager records of one kind, name and launch geometry.
+  struct Group {
+    std::string kind;  // "kernel", "memcpy", "memset"
+    std::string name;  // as the records name it (kernels: mangled); copies: "memcpy HtoD" ...
+    uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+    uint64_t launches = 0;
+    uint64_t launches_after_captures = 0;  // that started after captures_end_s
+    double gpu_us = 0;                      // their durations, summed
+    double first_s = 0, last_s = 0;         // the first start, the last start
+  };
+  std::vector<Group> eager;  // largest gpu_us first, at most kMaxGroups
+  uint64_t other_launches = 0;  // eager records past kMaxGroups groups, together
+  double other_us = 0;
+  // Eager records whose end CUPTI stamped after the next work on their
+  // stream had begun (stream order forbids it; seen on DtoD copies of a
+  // compute channel, ending tens of milliseconds late): their launches
+  // count, their durations do not. misstamped_us: what they claimed.
+  uint64_t misstamped_records = 0;
+  double misstamped_us = 0;
+  static constexpr size_t kMaxGroups = 2000;
+  /// Per exec graph: its replays as the records show them.
+  struct GraphTime {
+    uint32_t exec_graph_id = 0;
+    uint64_t replays = 0;   // distinct launch correlations
+    double gpu_us = 0;      // the union of its records' intervals
+    double first_s = 0, last_s = 0;  // the first replay's start, the last one's end
+  };
+  std::vector<GraphTime> graphs;  // by exec graph id
+  double bin_s = 1;  // the timeline's interval: 1 s, longer to keep at most kMaxBins
+  static constexpr size_t kMaxBins = 3600;
+  struct Bin {
+    double graph_us = 0, eager_us = 0;  // GPU busy time in the interval, in and outside replays
+  };
+  std::vector<Bin> timeline;  // from start_s
 };
 
 /// A graph instantiated but not dumped, and why.
@@ -85,6 +152,21 @@ struct AttachIndex {
   std::vector<AttachedGraph> graphs;
   std::vector<SkippedGraph> skipped;
   uint64_t dropped_records = 0;
+  // Launches of the dumped graphs are counted (AttachedGraph::launches):
+  // in every run since the ledger; older indexes count them only when
+  // profiling. launches_missed says why some may not be ("" none).
+  bool launches_counted = false;
+  std::string launches_missed;
+  // The device's graph memory (memory alloc nodes) at exit, as the runtime
+  // reports it (cudaGraphMemAttrReservedMemHigh, UsedMemHigh).
+  std::optional<uint64_t> graph_mem_reserved_high, graph_mem_used_high;
+  std::optional<AttachWork> work;  // with activity records only
+  // The process attached at this instant of the monotonic clock (seconds):
+  // times the Python hook writes (torch_log) are on that clock.
+  std::optional<double> attached_monotonic_s;
+  // PyTorch's records about its CUDA graphs that the Python hook kept
+  // (lib/inject/python-hook): a file beside the index, "" when none.
+  std::string torch_log;
   std::vector<std::string> errors;
   // Set by `graphscope --exec` for a process that ended without its exit
   // handlers: documents it queued (journal.txt) that its last index snapshot

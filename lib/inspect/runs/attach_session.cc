@@ -41,6 +41,7 @@ std::vector<std::pair<std::string, std::string>> attach_environment(const Attach
   if (c.quiet) env.emplace_back("GRAPHSCOPE_QUIET", "1");
   if (!c.origins) env.emplace_back("GRAPHSCOPE_ORIGINS", "0");
   if (!c.walk_at_destroy) env.emplace_back("GRAPHSCOPE_WALK_AT_DESTROY", "0");
+  if (c.eager) env.emplace_back("GRAPHSCOPE_EAGER", "1");
   return env;
 }
 
@@ -84,6 +85,7 @@ AttachConfig attach_config_from(const std::function<const char*(const char*)>& g
   c.quiet = number("GRAPHSCOPE_QUIET", 0) != 0;
   c.origins = number("GRAPHSCOPE_ORIGINS", 1) != 0;
   c.walk_at_destroy = number("GRAPHSCOPE_WALK_AT_DESTROY", 1) != 0;
+  c.eager = number("GRAPHSCOPE_EAGER", 0) != 0;
   if (const char* ids = getenv("GRAPHSCOPE_EXEC_IDS"); ids && *ids) {
     const std::string s = ids;
     for (size_t p = 0; p <= s.size();) {
@@ -242,9 +244,16 @@ std::optional<size_t> AttachSession::updated(size_t g, const GraphDocument& doc)
 
 void AttachSession::unchanged_update(size_t g) { ++index_.graphs[g].unchanged_updates; }
 
-bool AttachSession::launched(size_t g, uint32_t correlation) {
+void AttachSession::counted(size_t g, double when_s) {
   AttachedGraph& x = index_.graphs[g];
-  const uint64_t k = ++x.launches;
+  if (!x.launches++) x.first_launch_s = when_s;
+  x.last_launch_s = when_s;
+}
+
+bool AttachSession::launched(size_t g, uint32_t correlation, double when_s) {
+  counted(g, when_s);
+  AttachedGraph& x = index_.graphs[g];
+  const uint64_t k = x.launches;
   if (k <= config_.skip_replays || k - config_.skip_replays > config_.replays) return false;
   windows_[g].insert(correlation);
   x.replays_analysed = windows_[g].size();

@@ -45,6 +45,11 @@ struct AttachConfig {
   // on the application's thread, even where it could wait for the graph's
   // destruction and be walked off that thread.
   bool walk_at_destroy = true;
+  // GRAPHSCOPE_EAGER=1 (capture --exec --eager): record the GPU work of the
+  // whole run, in graphs and outside them (activity records: one per graph
+  // replay and one per eager kernel or copy), for the ledger. graphscope
+  // then stays attached. profile --exec records every record anyway.
+  bool eager = false;
 };
 
 /// The variables that carry config (numbers exactly: doubles as %.17g).
@@ -111,10 +116,12 @@ class AttachSession {
   void unchanged_update(size_t g);
   static constexpr uint32_t kMaxExecVersions = 32;
 
-  /// A launch of dumped graph g with this correlation id: counted; true
-  /// when it is one of the replays to analyse (after skip_replays, at most
-  /// replays of them).
-  bool launched(size_t g, uint32_t correlation);
+  /// A launch of dumped graph g with this correlation id, when_s seconds
+  /// after the process attached: counted; true when it is one of the
+  /// replays to analyse (after skip_replays, at most replays of them).
+  bool launched(size_t g, uint32_t correlation, double when_s = 0);
+  /// A launch of dumped graph g counted, not profiled (capture --exec).
+  void counted(size_t g, double when_s);
   /// The records of graph g's analysed replays out of the whole trace, and
   /// every other record that ran while they did (it may have blocked them).
   /// Empty with *why set when there is nothing to analyse.

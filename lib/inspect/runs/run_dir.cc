@@ -137,6 +137,13 @@ RunFile RunDirectory::resolve_name(const std::string& base, const std::string& s
 RunFile RunDirectory::resolve(const AttachRun& run, size_t process, size_t graph, RunName name) const {
   if (process >= run.processes.size() || graph >= run.processes[process].index.graphs.size())
     throw Error(ExitCode::bad_input, index_path_, "no such entry");
+  const AttachedGraph& g = run.processes[process].index.graphs[graph];
+  return resolve_in_process(run, process, name_of(g, name), "graphs[" + std::to_string(graph) + "]." + key_of(name));
+}
+
+RunFile RunDirectory::resolve_in_process(const AttachRun& run, size_t process, const std::string& name,
+                                         const std::string& key) const {
+  if (process >= run.processes.size()) throw Error(ExitCode::bad_input, index_path_, "no such entry");
   const AttachRun::Process& p = run.processes[process];
   const std::string at = "processes[" + std::to_string(process) + "]";
   // The process's directory first, so that an escape there is named there
@@ -151,9 +158,7 @@ RunFile RunDirectory::resolve(const AttachRun& run, size_t process, size_t graph
     }
   }
   const RunFile& dir = known->second;
-  const AttachedGraph& g = p.index.graphs[graph];
-  return resolve_name(dir.real, p.dir, name_of(g, name),
-                      at + ".graphs[" + std::to_string(graph) + "]." + key_of(name), false);
+  return resolve_name(dir.real, p.dir, name, at + "." + key, false);
 }
 
 std::string RunDirectory::read(const RunFile& f) const {

@@ -62,6 +62,10 @@ class RunDirectory {
   /// regular file`, `processes[1].dir: ".." resolves outside the run
   /// directory`, `... "graph-2.json" does not exist (RUN_DIR/rank-1/graph-2.json)`.
   RunFile resolve(const AttachRun& run, size_t process, size_t graph, RunName name) const;
+  /// The same for a file processes[process]'s index names itself (its
+  /// torch_log: key "torch_log").
+  RunFile resolve_in_process(const AttachRun& run, size_t process, const std::string& name,
+                             const std::string& key) const;
 
   /// Reads a resolved file whole: opened without blocking, checked to be
   /// still a regular file and the one resolved, then read. Throws

@@ -1,0 +1,114 @@
+"""graphscope's hook in the Python processes of `graphscope capture --exec`
+and `profile --exec` (the run ledger, issue 45). The CLI puts this folder
+first on PYTHONPATH, so Python imports this module at start-up, before the
+program. It changes nothing the program sees or prints:
+
+- it takes its folder off sys.path again and runs the sitecustomize it
+  hides, if the environment has one (Debian's and Ubuntu's Pythons do),
+  which then stands as `sitecustomize` in sys.modules;
+- it adds one logging handler to the "torch" logger (and to PyTorch's
+  cudagraph artifact loggers, which do not propagate there) that writes, to a file
+  of graphscope's, the records PyTorch emits anyway about its CUDA graphs
+  (torch.compile's cudagraph trees: skips and their reasons, re-recording
+  limits, distinct sizes), with the monotonic clock's time, so that the
+  ledger ties each to the graph or eager stretch it caused; it prints
+  nothing and changes no logger's level or other handlers;
+- at exit, where the program used torch.compile, it writes PyTorch's own
+  cudagraph counters (torch._dynamo.utils.counters["inductor"]) there too.
+
+The file is GRAPHSCOPE_OUT/torch-log.pid-PID.jsonl, a JSON object a line;
+the injection library moves it into the process's directory when the
+process ends. Any error here is swallowed: the program must run as without
+graphscope.
+"""
+
+
+def _graphscope_hook():
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    # The sitecustomize this one hides, run as Python would have run it.
+    try:
+        import importlib.machinery
+        import importlib.util
+
+        spec = importlib.machinery.PathFinder.find_spec("sitecustomize", sys.path)
+        if spec is not None and spec.loader is not None and spec.origin != os.path.abspath(__file__):
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["sitecustomize"] = module
+            spec.loader.exec_module(module)
+    except Exception:
+        pass
+    out = os.environ.get("GRAPHSCOPE_OUT")
+    if not out or os.environ.get("GRAPHSCOPE_PYTHON_LOG") == "0":
+        return
+    import atexit
+    import json
+    import logging
+    import time
+
+    pid = os.getpid()
+
+    def path():
+        # A child made by fork() without exec writes a file of its own.
+        return os.path.join(out, "torch-log.pid-%d.jsonl" % os.getpid())
+
+    def write(obj):
+        try:
+            with open(path(), "a", encoding="utf-8") as f:
+                f.write(json.dumps(obj, sort_keys=True) + "\n")
+        except Exception:
+            pass
+
+    seen = []  # the last records written: one reaching two of the loggers below is written once
+
+    class CudagraphRecords(logging.Handler):
+        def emit(self, record):
+            try:
+                if any(r is record for r in seen):
+                    return
+                seen.append(record)
+                del seen[:-8]
+                message = record.getMessage()
+                if "cudagraph" not in record.name.lower() and "cudagraph" not in message.lower():
+                    return
+                write({"t": time.monotonic(), "pid": os.getpid(), "logger": record.name,
+                       "level": record.levelname, "file": record.pathname, "line": record.lineno,
+                       "message": message[:8000]})
+            except Exception:
+                pass
+
+    # PyTorch's artifact loggers (torch._logging.getArtifactLogger: NAME.__ARTIFACT)
+    # have handlers of their own and do not propagate to "torch": the ones
+    # that carry cudagraph records get the handler too, made now under the
+    # names PyTorch gives them (logging hands it the same objects later).
+    names = ["torch"] + ["torch._inductor.%s.__%s" % (m, a) for m in ("cudagraph_utils", "cudagraph_trees")
+                         for a in ("cudagraphs", "perf_hints")]
+    try:
+        handler = CudagraphRecords(logging.DEBUG)
+        for name in names:
+            logging.getLogger(name).addHandler(handler)
+    except Exception:
+        return
+
+    def counters():
+        try:
+            utils = sys.modules.get("torch._dynamo.utils")
+            if utils is None or os.getpid() != pid:
+                return
+            inductor = {k: int(v) for k, v in utils.counters["inductor"].items() if "cudagraph" in k}
+            if inductor:
+                write({"t": time.monotonic(), "pid": os.getpid(), "counters": inductor})
+        except Exception:
+            pass
+
+    atexit.register(counters)
+
+
+try:
+    _graphscope_hook()
+except Exception:
+    pass
+del _graphscope_hook

@@ -1,0 +1,25 @@
+// What ledger.cc (the ledger made and written as JSON), ledger_text.cc (as
+// text) and ledger_torch.cc (torch.compile's records) share. Private to
+// lib/inspect/runs.
+#pragma once
+
+#include <string>
+
+#include "../core/json_writer.h"
+#include "ledger.h"
+#include "torch_log.h"
+
+namespace graphscope {
+
+/// PyTorch's records of one process (read from its torch_log), each tied to
+/// what it caused among p's graphs (made already), and the family members
+/// recorded again.
+LedgerTorch ledger_torch(const TorchLog& log, const LedgerProcess& p);
+
+/// The process's torch.compile section of the text ledger ("" without one).
+void format_ledger_torch(const LedgerProcess& p, std::string& out);
+
+/// The same as the JSON object "torch".
+void write_ledger_torch(JsonWriter& w, const LedgerTorch& t);
+
+}  // namespace graphscope
