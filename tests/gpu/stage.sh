@@ -13,6 +13,7 @@ cp "$b"/apps/graphscope "$b"/lib/api/libgraphscope.so.0 "$b"/lib/capture/libgrap
    "$b"/lib/inject/libgraphscope_inject.so "$b"/lib/inject/libgraphscope_preload.so \
    "$b"/tests/record/record_graphs .dev/
 cp "$b"/samples/*.so .dev/samples/
+cp -r "$b"/lib/inject/python-hook .dev/
 find "$b"/samples/apps -maxdepth 2 -type f -perm -u+x -exec cp {} .dev/samples/apps/ \;
 for f in .dev/* .dev/samples/*.so .dev/samples/apps/*; do
   [ -f "$f" ] && strip --strip-debug "$f" 2>/dev/null || true
