@@ -129,7 +129,6 @@ void Costs::end(CUstream s, CUgraph g, Clock::time_point t) {
   uint64_t cupti_now = 0;
   const bool stamped = cuptiGetTimestamp(&cupti_now) == CUPTI_SUCCESS;
   std::lock_guard<std::mutex> lock(m_);
-  graphs_end_s_ = since_start(t);
   if (stamped) graphs_end_cupti_ns_ = cupti_now;
   auto it = capturing_.find(s);
   if (it == capturing_.end()) return;  // begun while graphscope rested
@@ -150,7 +149,6 @@ void Costs::instantiated(CUgraph g, CUgraphExec e, Clock::time_point t0, Clock::
   std::lock_guard<std::mutex> lock(m_);
   // Graphs built with the graph API (XLA's command buffers) have no
   // capture: their instantiation ends their making.
-  graphs_end_s_ = since_start(t1);
   if (stamped) graphs_end_cupti_ns_ = cupti_now;
   Exec& x = execs_[*id];
   x = Exec{};
@@ -184,11 +182,6 @@ void Costs::fill(uint32_t exec_id, AttachedGraph& g) const {
   g.uploads = x.uploads;
   g.upload_ms = x.upload_ms;
   g.capture_alloc_bytes = x.alloc_bytes;
-}
-
-std::optional<double> Costs::graphs_end_s() const {
-  std::lock_guard<std::mutex> lock(m_);
-  return graphs_end_s_;
 }
 
 std::optional<uint64_t> Costs::graphs_end_cupti_ns() const {

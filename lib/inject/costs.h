@@ -41,9 +41,8 @@ class Costs {
   void fill(uint32_t exec_id, AttachedGraph& g) const;
 
   /// When the process last made a graph (a stream capture ended, or an
-  /// instantiation: graphs built with the graph API have no capture):
-  /// seconds since start(), and on CUPTI's clock; nullopt before any.
-  std::optional<double> graphs_end_s() const;
+  /// instantiation: graphs built with the graph API have no capture), on
+  /// CUPTI's clock; nullopt before any.
   std::optional<uint64_t> graphs_end_cupti_ns() const;
 
   /// Seconds since start() of a steady-clock instant.
@@ -83,7 +82,6 @@ class Costs {
   std::unordered_map<CUstream, Capturing> capturing_;
   std::unordered_map<CUgraph, Captured> captured_;
   std::unordered_map<uint32_t, Exec> execs_;
-  std::optional<double> graphs_end_s_;
   std::optional<uint64_t> graphs_end_cupti_ns_;
 };
 
