@@ -8,7 +8,8 @@ the mouse, and show an account whose parts add up to the makespan; a graph of
 hostile names must show its picture, not an XML error. On a profile, a diff
 and a run directory page every node is selected and what its details show is
 checked against the document it came from (`profile --json`, `diff --json`,
-`ranks --json`); every shape's colour is checked against the rule it follows
+`ranks --json`), and a run's ledger, the page's first section, against
+`ledger --json`; every shape's colour is checked against the rule it follows
 (the delay's band of the threshold, the diff status of all the nodes it
 draws), the legend must explain them, a fitted picture must keep its labels
 readable and the details must stay inside the window. A screenshot of each
@@ -414,6 +415,74 @@ DIFF_WORDS = (("the same in both", "only in A (removed)", "changed", "an edge ch
               ("the same in both", "only in B (inserted)", "changed", "an edge changed"))
 
 
+def ledger_us(v):
+    """A time in microseconds as graphscope ledger prints it (ledger_text.cc)."""
+    if v >= 1e6:
+        return "%.2f s" % (v / 1e6)
+    if v >= 1000:
+        return "%.2f ms" % (v / 1000)
+    return "%.1f \u00b5s" % v
+
+
+def check_ledger_numbers(b, ledger):
+    """The ledger section's graph tables (nodes, launches, capture and the
+    other cells that carry data-key), its timelines and eager tables against
+    `graphscope ledger --json`: each value the page holds equals the
+    document's, and the text shown is the value as the ledger's text writes it."""
+    cells, rows = 0, 0
+    for k, p in enumerate(ledger["processes"]):
+        if not p["graphs"]:
+            continue
+        shown = b.js("""return Array.from(document.querySelectorAll('#gs-ledger-graphs-' + arguments[0] + ' tr[data-exec-graph]')).map((tr) => ({
+            id: +tr.dataset.execGraph, version: +tr.dataset.version,
+            cells: Object.fromEntries(Array.from(tr.querySelectorAll('td[data-key]')).map((td) => [td.dataset.key, [td.dataset.value, td.textContent]]))}))""", k)
+        check(len(shown) == len(p["graphs"]), "pid %s: the ledger section lists %d graphs, graphscope ledger %d" % (p["pid"], len(shown), len(p["graphs"])))
+        for row, g in zip(shown, p["graphs"]):
+            where = "pid %s exec graph %d" % (p["pid"], g["exec_graph_id"])
+            check(row["id"] == g["exec_graph_id"] and row["version"] == g["version"], "%s: the row is of exec graph %d" % (where, row["id"]))
+            for key in ("nodes", "launches", "capture_ms"):
+                check(key in row["cells"] or key not in g, "%s: the page shows no %s" % (where, key))
+            for key, (value, text) in row["cells"].items():
+                if key not in g:
+                    check(value == "" and text.strip() in ("-", "yes", "never"), "%s %s: the page shows %r, the ledger has none" % (where, key, text))
+                    continue
+                check(value != "" and float(value) == g[key], "%s %s: the page holds %r, the ledger %r" % (where, key, value, g[key]))
+                want = {"nodes": str(g["nodes"]), "launches": str(g.get("launches")),
+                        "capture_ms": ledger_us(g.get("capture_ms", 0) * 1000), "instantiate_ms": ledger_us(g.get("instantiate_ms", 0) * 1000),
+                        "makespan_us": ledger_us(g.get("makespan_us", 0))}.get(key)
+                if key == "replay_gpu_us":
+                    want = ("" if g["replay_gpu_from"] == "records" else "~") + ledger_us(g[key])
+                if key == "first_launch_s" and "last_launch_s" in g:
+                    want = "%.1f-%.1f s" % (g["first_launch_s"], g["last_launch_s"])
+                if want is not None:
+                    check(text == want, "%s %s: the page shows %r, the ledger's %r reads %r" % (where, key, text, g[key], want))
+                cells += 1
+            rows += 1
+        w = p.get("work")
+        if not w:
+            continue
+        bins = b.js("""return Array.from(document.querySelectorAll('#gs-ledger-timeline-' + arguments[0] + ' g.gs-bin')).map((g) =>
+            [+g.dataset.graphUs, +g.dataset.eagerUs])""", k)
+        check(bins == [[float(x) for x in t] for t in w["timeline"]], "pid %s: the timeline draws %r, the ledger has %r" % (p["pid"], bins, w["timeline"]))
+        box = b.js("""const s = document.getElementById('gs-ledger-timeline-' + arguments[0]).getBoundingClientRect(),
+            o = document.getElementById('gs-ledger').getBoundingClientRect(); return [s.left, s.right, o.left, o.right]""", k)
+        check(box[0] >= box[2] and box[1] <= box[3], "pid %s: the timeline (%r) leaves the section" % (p["pid"], box))
+        top = b.js("""return Array.from(document.querySelectorAll('#gs-ledger-eager-' + arguments[0] + ' tr.gs-eager-row, #gs-ledger-eager-' +
+            arguments[0] + ' tr.gs-eager-rest')).map((tr) => Object.fromEntries(Array.from(tr.querySelectorAll('td[data-key]')).map((td) => [td.dataset.key, td.dataset.value])))""", k)
+        rest = [{"gpu_us": w["rest_us"], "launches": w["rest_launches"]}] if w["rest_launches"] else []
+        check(len(top) == len(w["top"]) + len(rest), "pid %s: the eager table has %d rows, the ledger %d and %d of the rest" % (p["pid"], len(top), len(w["top"]), len(rest)))
+        for e, row in zip(w["top"] + rest, top):
+            for key in ("gpu_us", "launches"):
+                value = row.get(key, row.get("rest_" + ("us" if key == "gpu_us" else key)))
+                check(value is not None and float(value) == e[key], "pid %s eager %s %s: the page holds %r, the ledger %r" % (p["pid"], e.get("name", "(the rest)")[:40], key, value, e[key]))
+                cells += 1
+        if "in_graph_share" in w:
+            share = b.js("const e = document.querySelector('#gs-ledger-work-' + arguments[0] + ' .gs-ledger-big'); return e && e.dataset.value", k)
+            check(share is not None and float(share) == w["in_graph_share"], "pid %s: in-graph share %r, the ledger %r" % (p["pid"], share, w["in_graph_share"]))
+    check(rows, "the ledger section shows no graph")
+    return cells, rows
+
+
 def field_text(v):
     if v is None:
         return "none"
@@ -730,6 +799,44 @@ def main():
         check_click(b)
         b.shot("exec_profile.1_graph")
 
+    def run_ledger():
+        # A recorded run of tests/data/ledger: its ledger is the page's first
+        # section, and the numbers its tables and chart show are graphscope
+        # ledger --json's for the directory.
+        run = os.path.join(data, "ledger/compile_shapes.profile")
+        page = report(a.graphscope, a.out, "run_ledger", [run])
+        b.open(page)
+        first = b.js("const s = document.querySelector('#app > section'); return s && s.id")
+        check(first == "gs-ledger", "the run page's first section is %r, not the ledger" % first)
+        ledger = json.loads(subprocess.run([a.graphscope, "ledger", "--json", run], capture_output=True, text=True, check=True).stdout)
+        cells, rows = check_ledger_numbers(b, ledger)
+        print("      run_ledger: %d numbers of %d graphs' rows checked against graphscope ledger --json" % (cells, rows))
+        wide = b.js("const s = document.getElementById('gs-ledger'); return [s.scrollWidth, s.clientWidth]")
+        check(wide[0] <= wide[1], "the ledger section is %d px wide in a %d px section" % tuple(wide))
+        b.shot("run_ledger.0_ledger")
+        # A graph's row opens its graph on the page.
+        from selenium.webdriver.common.by import By
+        links = b.d.find_elements(By.CSS_SELECTOR, "#gs-ledger .gs-ledger-graphs td.gs-ledger-name span.link")
+        check(links, "the ledger's graphs link no graph of the page")
+        link = links[-1]
+        gi, name = int(link.get_attribute("data-graph")), link.text
+        b.click(link)
+        time.sleep(0.2)
+        label = b.js("return document.querySelector('#gs-graph h2').textContent")
+        want = page_data(b)["graphs"][gi]["label"]
+        check(label.startswith(want + " "), "%s's link opened %r, not %r" % (name, label, want))
+        check(want.endswith(" graph " + name.split(" ")[2]), "%s's link names page graph %r" % (name, want))
+        # An eager kernel that a graph also runs: its note opens that node.
+        nodes = b.d.find_elements(By.CSS_SELECTOR, "#gs-ledger [id^=gs-ledger-eager-] span.link[data-node]")
+        check(nodes, "no eager kernel names the graph node that runs it")
+        gi, v = int(nodes[0].get_attribute("data-graph")), nodes[0].get_attribute("data-node")
+        b.js("arguments[0].scrollIntoView({block: 'center'})", nodes[0])
+        b.click(nodes[0])
+        time.sleep(0.2)
+        shown = b.js("const d = document.getElementById('details'); return [d.dataset.graph, d.dataset.node]")
+        check(shown == [str(gi), v], "the eager kernel's note opened %r, not graph %d node %s" % (shown, gi, v))
+        b.errors()
+
     def nvidia_dot():
         page = report(a.graphscope, a.out, "conditional_dot", [os.path.join(data, "nvidia/conditional.dot")])
         b.open(page)
@@ -762,7 +869,7 @@ def main():
             check_click(b)
             b.shot("live." + page[:-5])
 
-    for name, fn in (("live_pages", live_pages), ("llama_profile", llama), ("torch_four_branch", torch_no_ids), ("copies_fake", copies_fake),
+    for name, fn in (("live_pages", live_pages), ("run_ledger", run_ledger), ("llama_profile", llama), ("torch_four_branch", torch_no_ids), ("copies_fake", copies_fake),
                      ("diff", diff), ("diff_llama", diff_llama), ("run_prof", run_prof), ("exec_profile", exec_dir), ("conditional_dot", nvidia_dot),
                      ("hostile_names", hostile_names)):
         if not a.only or name in a.only.split(","):

@@ -225,6 +225,15 @@ class PageWriter {
     if (in_.diff) write_diff(w);
     if (in_.run) write_run(w);
     if (!in_.ranks_json.empty()) w.key_literal("ranks").raw(in_.ranks_json);
+    if (!in_.ledger_json.empty()) {
+      std::string_view doc = in_.ledger_json;
+      while (!doc.empty() && doc.back() == '\n') doc.remove_suffix(1);  // the document's own last line
+      w.key_literal("ledger").raw(doc);
+      w.key_literal("ledger_names").begin_object();
+      for (const auto& [recorded, shown] : in_.ledger_names) w.key(recorded).value(shown);
+      w.end_object();
+    }
+    if (!in_.ledger_note.empty()) w.key_literal("ledger_note").value(in_.ledger_note);
     w.key_literal("strings");
     strings_.write(w);
     w.end_object();

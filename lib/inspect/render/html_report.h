@@ -3,7 +3,7 @@
 // profile: pan, zoom and search, node details, the makespan account as one
 // bar, fake dependencies and worst delays as tables, one replay's timeline
 // by lane; two graphs side by side with their diff; every graph of an
-// `--exec` run with an index.
+// `--exec` run with an index, under the run's ledger.
 //
 // The page is data plus a fixed program: the C++ side writes one JSON object
 // (columns per node, strings interned, so a 100k-node graph stays a few
@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../formats/attach_json.h"
@@ -59,6 +60,13 @@ struct HtmlReportInput {
   // A multi-rank run: graphscope ranks' analysis as lib/inspect/runs writes
   // it for the page (runs/ranks.h, write_ranks_page_json); empty: none.
   std::string ranks_json;
+  // An --exec run's ledger (runs/ledger.h), drawn first on the page: the
+  // graphscope.ledger/1 document as write_ledger_json writes it (empty:
+  // none, and ledger_note says why), and the names its kernels are shown
+  // by (recorded name, shown name: the script cannot demangle).
+  std::string ledger_json;
+  std::string ledger_note;
+  std::vector<std::pair<std::string, std::string>> ledger_names;
   std::vector<std::string> notes;  // what the page should say it left out
   size_t svg_max_nodes = kDefaultSvgMaxNodes;
   bool fold = true;

@@ -7,10 +7,12 @@
 #include <optional>
 #include <set>
 
+#include "../core/demangle.h"
 #include "../core/error.h"
 #include "../core/text.h"
 #include "../formats/load.h"
 #include "../render/html_report.h"
+#include "ledger.h"
 #include "ranks.h"
 #include "run_dir.h"
 
@@ -58,6 +60,59 @@ std::set<Entry> telling(const RanksResult& r) {
   return keep;
 }
 
+// The page's ledger: its document, and the names its kernels are shown
+// by, told apart across the page as the text tells them apart in a table.
+// A run directory the ledger cannot read (make_ledger throws) still has
+// its page, which says why there is no ledger. Of a run with more than
+// max_processes processes (thousands of ranks), the page keeps the ledger
+// of those that tell something (a fallback, a bucket never replayed), then
+// of the first in index order, and says so: the page stays within its size.
+void add_ledger(const std::string& dir, size_t max_processes, HtmlReportInput& in) {
+  Ledger ledger;
+  try {
+    ledger = make_ledger(dir);
+  } catch (const Error& e) {
+    in.ledger_note = std::string("no ledger: ") + e.what();
+    return;
+  }
+  const size_t all = ledger.processes.size();
+  if (all > max_processes) {
+    auto telling = [](const LedgerProcess& p) {
+      for (const LedgerFamily& f : p.families)
+        if (f.fallback || !f.never_replayed.empty()) return true;
+      for (const LedgerGraph& g : p.graphs)
+        if (g.replayed == false) return true;
+      return false;
+    };
+    std::vector<bool> keep(all);
+    size_t kept = 0;
+    for (size_t k = 0; k < all && kept < max_processes; ++k)
+      if (telling(ledger.processes[k])) keep[k] = true, ++kept;
+    for (size_t k = 0; k < all && kept < max_processes; ++k)
+      if (!keep[k]) keep[k] = true, ++kept;
+    std::vector<LedgerProcess> shown;
+    for (size_t k = 0; k < all; ++k)
+      if (keep[k]) shown.push_back(std::move(ledger.processes[k]));
+    ledger.processes = std::move(shown);
+    in.ledger_note = "the ledger of " + std::to_string(kept) + " of the run's " + std::to_string(all) +
+                     " processes (those with a fallback or a bucket never replayed, then the first in index "
+                     "order); every process's: graphscope ledger " + dir;
+  }
+  in.ledger_json = write_ledger_json(ledger);
+  KernelNamer names;
+  std::set<std::string> kernels;
+  for (const LedgerProcess& p : ledger.processes) {
+    if (p.work)
+      for (const LedgerEager& e : p.work->top)
+        if (e.kind == "kernel") kernels.insert(e.name);
+    for (const LedgerFamily& f : p.families)
+      if (f.fallback)
+        for (const LedgerFallbackKernel& k : f.fallback->kernels) kernels.insert(k.name);
+  }
+  for (const std::string& k : kernels) names.add(k);
+  for (const std::string& k : kernels) in.ledger_names.emplace_back(k, names(k));
+}
+
 }  // namespace
 
 std::string write_run_page(const std::string& dir, const RunPageOptions& o) {
@@ -103,6 +158,7 @@ std::string write_run_page(const std::string& dir, const RunPageOptions& o) {
   in.fold = o.fold;
   in.svg_max_nodes = o.svg_max_nodes;
   in.share_identical = true;
+  add_ledger(dir, o.max_ledger_processes, in);
   std::vector<std::unique_ptr<PageGraph>> graphs;
   std::map<Entry, int64_t> page_index;
   for (size_t p = 0; p < run.processes.size(); ++p) {

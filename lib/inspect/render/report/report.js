@@ -82,6 +82,8 @@
 
   // ---- an --exec run: its parts are report_run.js's
   const RUN = D.run ? graphscopeRunPage({ D, S, G, el, us, showGraph, select }) : null;
+  // ---- the run's ledger, first on its page: report_ledger.js's
+  const LEDGER = D.ledger || D.ledger_note ? graphscopeLedgerPage({ D, el, sv, showGraph, select }) : null;
 
   // ---- the picture: pan, zoom, click
   function mountPicture(container, gi, side) {
@@ -646,6 +648,7 @@
   function main() {
     app.textContent = '';
     app.append(header());
+    if (LEDGER) app.append(LEDGER.section());
     if (D.ranks) app.append(RUN.ranksSection());
     if (RUN) app.append(RUN.runIndex());
     if (!DIFF && D.graphs.length > 1) {
