@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "inspect/model/graph.h"
 
@@ -62,6 +63,23 @@ class OriginRecorder {
   std::shared_ptr<const Origin> origin_of(uint64_t node_handle);
   /// The same for n handles, under one lock (out[i] for handles[i]).
   void origins_of(const uint64_t* handles, size_t n, std::shared_ptr<const Origin>* out);
+
+  /// Eager launches (a run whose GPU work is recorded): the calling thread's
+  /// place now, as an id (1 on; 0: none could be read), the same id for the
+  /// same place. A place is the thread's NVTX ranges and its Python stack
+  /// (each frame's code and instruction, read without the GIL); on a thread
+  /// without Python (a native program, PyTorch's autograd thread), its NVTX
+  /// ranges and `what` (the kernel's CUfunction, or the call for a copy),
+  /// named by the native function of its first launch: unwinding the
+  /// stack at every launch cost PyTorch's backward pass about 12 us a
+  /// launch (H200, 2026-12-02). A place met before costs a hash and a
+  /// lookup, a new one a full read (origin_of's, through the proxy where
+  /// the thread lacks the GIL). Module paths are the first launch's at that
+  /// place (code run for every layer of a model is one place). Never throws.
+  uint32_t launch_site(uint64_t what) noexcept;
+  /// The origin of each place launch_site() gave (index id - 1; native
+  /// frames symbolized now; null where nothing was known).
+  std::vector<std::shared_ptr<const Origin>> launch_sites();
 
   /// Points NVTX at CUPTI in this process (NVTX_INJECTION64_PATH, unless the
   /// environment already names an injection), so that ranges are seen. Must

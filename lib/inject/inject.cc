@@ -39,6 +39,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -209,6 +210,7 @@ std::string Injection::subscribe() {
     origins_ = capture::OriginRecorder::instance().enable(subscriber_);
     if (origins_ && callback_times().on) capture::OriginRecorder::instance().time_reads(true);
     if (!origins_) say("origins are not recorded (CUPTI refused the callbacks they need)");
+    if (origins_ && collector_.running()) enable_eager_sites();
   }
   if (!ok) {
     cuptiUnsubscribe(subscriber_);
@@ -264,9 +266,18 @@ void Injection::finish_locked() noexcept {
         stopped_trace_ = collector_.take();
       }
       // The run's GPU work, for the ledger: in graphs and outside them.
+      std::optional<LaunchSites> sites;
+      if (eager_sites_) {
+        sites.emplace();
+        {
+          std::lock_guard<std::mutex> l(sites_m_);
+          sites->launches = std::move(site_launches_);
+        }
+        sites->origins = capture::OriginRecorder::instance().launch_sites();
+      }
       session_->index().work =
           summarize_work(stopped_trace_, costs_.start_cupti_ns(), costs_.graphs_end_cupti_ns(),
-                         config().profile ? "kernel records" : "graph trace");
+                         config().profile ? "kernel records" : "graph trace", sites ? &*sites : nullptr);
       if (config().profile) {
         for (size_t g = 0; g < docs_.size(); ++g) profile_one(g, stopped_trace_);
         write_report_text();
@@ -297,6 +308,10 @@ void CUPTIAPI Injection::callback(void* self, CUpti_CallbackDomain domain, CUpti
         me->fence(cbid, static_cast<const CUpti_CallbackData*>(data));
       if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
         me->resolve_all();
+    }
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && me->eager_sites_.load(std::memory_order_relaxed) &&
+        cbid < me->eager_cbids_.size() && me->eager_cbids_[cbid]) {
+      me->eager_launch(cbid, static_cast<const CUpti_CallbackData*>(data));
     }
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
       me->costs_.on_api(cbid, static_cast<const CUpti_CallbackData*>(data));
@@ -373,6 +388,52 @@ capture::WalkOptions Injection::walk_options(bool phases) const {
     };
   if (callback_times().on && phases && (t_walker || !defer_)) wo.phases = &callback_times().walk;
   return wo;
+}
+
+// The driver's calls that launch kernels and copies outside graphs: each
+// call's place is read at its entry (OriginRecorder::launch_site) and kept
+// with its correlation id, which its activity record carries.
+void Injection::enable_eager_sites() {
+  if (eager_sites_) return;
+  std::vector<uint8_t> ids(size_t(CUPTI_DRIVER_TRACE_CBID_SIZE), 0);
+  size_t on = 0;
+  for (int id = 1; id < int(CUPTI_DRIVER_TRACE_CBID_SIZE); ++id) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, uint32_t(id), &name) != CUPTI_SUCCESS || !name) continue;
+    const std::string_view n(name);
+    const bool launch = n.rfind("cuLaunchKernel", 0) == 0 || n.rfind("cuLaunchCooperativeKernel", 0) == 0 ||
+                        n.rfind("cuMemcpy", 0) == 0 || n.rfind("cuMemset", 0) == 0;
+    if (!launch) continue;
+    // How the call names its kernel: first in its parameters (cuLaunchKernel,
+    // cuLaunchCooperativeKernel), after the launch config (cuLaunchKernelEx),
+    // or not at all (copies, memsets).
+    const uint8_t kind = n.rfind("cuLaunchKernelEx", 0) == 0 ? 2 : n.rfind("cuLaunch", 0) == 0 ? 1 : 3;
+    if (cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, CUpti_CallbackId(id)) == CUPTI_SUCCESS)
+      ids[size_t(id)] = kind, ++on;
+  }
+  eager_cbids_ = std::move(ids);
+  eager_sites_ = on > 0;
+  if (!on) say("eager work is not grouped by origin (CUPTI refused the launch callbacks)");
+}
+
+void Injection::eager_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) noexcept {
+  if (cb->callbackSite != CUPTI_API_ENTER || finished_) return;
+  // The kernel launched (its CUfunction), else the call: what tells places
+  // apart on a thread without Python.
+  uint64_t what = uint64_t(cbid) << 48;
+  const uint8_t kind = eager_cbids_[cbid];
+  if (kind == 1 && cb->functionParams)
+    what = reinterpret_cast<uintptr_t>(static_cast<const cuLaunchKernel_params*>(cb->functionParams)->f);
+  else if (kind == 2 && cb->functionParams)
+    what = reinterpret_cast<uintptr_t>(static_cast<const cuLaunchKernelEx_params*>(cb->functionParams)->f);
+  const uint32_t site = capture::OriginRecorder::instance().launch_site(what);
+  if (!site) return;
+  std::lock_guard<std::mutex> lock(sites_m_);
+  if (site_launches_.size() >= kMaxSiteLaunches) {
+    ++sites_dropped_;
+    return;
+  }
+  site_launches_.emplace_back(cb->correlationId, site);
 }
 
 bool Injection::enable_launch_callbacks() {

@@ -219,6 +219,18 @@ class Injection {
   CUpti_SubscriberHandle subscriber_ = nullptr;
   bool attached_ = false;
   std::atomic<bool> origins_{false};  // the origin recorder gets callbacks
+  // Eager launch sites (the ledger's eager work by origin; with origins,
+  // where the run's GPU work is recorded): the driver's launch and copy
+  // calls by callback id, and each launch's (correlation, site), under
+  // sites_m_, at most kMaxSiteLaunches (the rest counted in sites_dropped_).
+  std::atomic<bool> eager_sites_{false};
+  std::vector<uint8_t> eager_cbids_;
+  std::mutex sites_m_;
+  std::vector<std::pair<uint32_t, uint32_t>> site_launches_;
+  uint64_t sites_dropped_ = 0;
+  static constexpr size_t kMaxSiteLaunches = size_t(1) << 24;
+  void enable_eager_sites();
+  void eager_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) noexcept;
   std::unordered_map<uint32_t, std::pair<DeviceInfo, std::string>> devices_;  // by device id, with PCI bus id; under m_
   std::string attach_error_, profile_error_;
   std::atomic<bool> finished_{false};

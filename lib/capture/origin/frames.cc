@@ -113,6 +113,22 @@ const char* current_frame(const Python& py) {
 
 }  // namespace
 
+// A key of this thread's Python stack for launch sites: the code and the
+// instruction of each frame, read straight (no GIL: the thread is in a CUDA
+// call). 0 where frames cannot be read straight or there are none.
+uint64_t frames_key(const Python& py) {
+  if (!py.frames) return 0;
+  const Python::FrameLayout& L = *py.frames;
+  uint64_t h = 0xcbf29ce484222325ull;
+  int seen = 0;
+  for (const char* f = current_frame(py); f && seen < 256; f = field(f, L.previous), ++seen) {
+    h = (h ^ reinterpret_cast<uintptr_t>(field(f, L.code))) * 0x100000001b3ull;
+    h = (h ^ reinterpret_cast<uintptr_t>(field(f, L.instr))) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  return seen ? (h | 1) : 0;
+}
+
 // The stack through the API: a frame object for every frame.
 void api_walk(const Python& py, PyCache& c, PyStack& s) {
   PyObj* self_name = c.module_class ? c.self_name : nullptr;

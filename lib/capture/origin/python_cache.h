@@ -324,6 +324,9 @@ void learn_tree(const Python& py, PyCache& c, PyObj* root);
 void api_walk(const Python& py, PyCache& c, PyStack& s);
 // The same read straight from the interpreter's frames (false: given up).
 bool raw_walk(const Python& py, PyCache& c, PyStack& out, bool gil, Chain* chain = nullptr);
+// A key of this thread's Python stack (code and instruction of each frame),
+// read without the GIL; 0 where it cannot be read straight.
+uint64_t frames_key(const Python& py);
 // Whether this thread's stack gives the origin k's marks did.
 bool same_stack(const Python& py, PyCache& c, const Known& k);
 

@@ -197,6 +197,11 @@ struct __attribute__((visibility("hidden"))) OriginRecorder::Impl {
   const void* last_graph = nullptr;
   std::vector<uint64_t>* last_list = nullptr;
 
+  // Launch sites (sites.cc): by key, and in id order.
+  std::mutex sites_m;
+  std::unordered_map<uint64_t, uint32_t> site_ids;
+  std::vector<Entry> sites;
+
   void record(const void* node, Entry e);
   void forget(const void* node);
   void graph_destroyed(const CUpti_GraphData* g);
