@@ -426,7 +426,7 @@ def ledger_us(v):
 
 def check_ledger_numbers(b, ledger):
     """The ledger section's graph tables (nodes, launches, capture and the
-    other cells that carry data-key), its timelines and eager tables against
+    other cells that carry data-key), its timelines, eager and origin tables against
     `graphscope ledger --json`: each value the page holds equals the
     document's, and the text shown is the value as the ledger's text writes it."""
     cells, rows = 0, 0
@@ -476,6 +476,18 @@ def check_ledger_numbers(b, ledger):
                 value = row.get(key, row.get("rest_" + ("us" if key == "gpu_us" else key)))
                 check(value is not None and float(value) == e[key], "pid %s eager %s %s: the page holds %r, the ledger %r" % (p["pid"], e.get("name", "(the rest)")[:40], key, value, e[key]))
                 cells += 1
+        if "sites" in w:
+            # Eager work by origin: each place's GPU time and launches, and its text.
+            sites = b.js("""return Array.from(document.querySelectorAll('#gs-ledger-sites-' + arguments[0] + ' tr.gs-site-row')).map((tr) => ({
+                cells: Object.fromEntries(Array.from(tr.querySelectorAll('td[data-key]')).map((td) => [td.dataset.key, td.dataset.value])),
+                where: tr.querySelector('.gs-ledger-where .gs-ledger-site-inline').textContent}))""", k)
+            check(len(sites) == len(w["sites"]), "pid %s: the origin table has %d rows, the ledger %d" % (p["pid"], len(sites), len(w["sites"])))
+            for x, row in zip(w["sites"], sites):
+                check(row["where"] == (x["where"] or "(unknown)"), "pid %s: an origin row reads %r, the ledger %r" % (p["pid"], row["where"], x["where"]))
+                for key in ("gpu_us", "launches") + (("launches_after_captures",) if "captures_end_s" in w else ()):
+                    value = row["cells"].get(key)
+                    check(value is not None and float(value) == x[key], "pid %s site %s %s: the page holds %r, the ledger %r" % (p["pid"], x["where"][:40], key, value, x[key]))
+                    cells += 1
         if "in_graph_share" in w:
             share = b.js("const e = document.querySelector('#gs-ledger-work-' + arguments[0] + ' .gs-ledger-big'); return e && e.dataset.value", k)
             check(share is not None and float(share) == w["in_graph_share"], "pid %s: in-graph share %r, the ledger %r" % (p["pid"], share, w["in_graph_share"]))

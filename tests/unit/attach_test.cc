@@ -353,7 +353,7 @@ TEST_CASE("a process index counts its let gos and take backs, and reads them bac
 
 TEST_CASE("a process index carries the ledger's costs, launches and GPU work, and reads them back") {
   // Recorded on an H200 (tests/data/ledger): costs and launches as written.
-  AttachIndex x = read_attach_index(test::read_data("ledger/serving.capture/pid-693/index.json"), "i.json");
+  AttachIndex x = read_attach_index(test::read_data("ledger/serving.capture/pid-1148/index.json"), "i.json");
   CHECK_FALSE(x.profiling);
   CHECK(x.launches_counted);
   REQUIRE(x.graphs.size() >= 2);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -242,6 +243,63 @@ TEST_CASE("ledger: the serving loop's fallbacks are the eager runs of its step t
   CHECK(replays == uint64_t(counts["graph_steps"]));
   CHECK(has(format_ledger(l), "ran eager about " + std::to_string(int(counts["eager_model_runs_after_capture"])) +
                                   " times after its graphs were captured"));
+}
+
+TEST_CASE("ledger: the serving loop's eager work by origin names the program's two eager calls of its model") {
+  // Recorded with launch sites (tests/data/ledger/README.md): the model runs
+  // eager from run_eager (fallback steps) and from main (the checks).
+  const auto counts = nlohmann::json::parse(test::read_data("ledger/serving.eager/serving.eager.counts.json"));
+  const Ledger l = make_ledger(test::data_path("ledger/serving.eager"));
+  const LedgerProcess& p = app_of(l);
+  REQUIRE(p.work);
+  REQUIRE(p.work->sites_read);
+  REQUIRE(p.families.size() == 1);
+  const LedgerFamily& f = p.families[0];
+  // The buckets' sizes as the graphs show them: 32 down to 1, captured largest first.
+  CHECK(f.bucket_blocks == std::vector<uint64_t>{32, 16, 8, 4, 2, 1});
+  REQUIRE(f.fallback);
+  std::map<std::string, uint64_t> from;
+  for (const LedgerFallback::From& x : f.fallback->from) from[x.call] = x.launches_after_captures;
+  REQUIRE(from.size() == 2);
+  const uint64_t steps = counts["eager_steps_total"], checks = counts["checks"];
+  const uint64_t at_run_eager = from["serving_app.py:97 in run_eager"], at_main = from["serving_app.py:137 in main"];
+  CHECK(at_run_eager >= steps);  // at least a launch a model run
+  CHECK(at_run_eager <= 64 * steps);
+  CHECK(at_main >= checks);
+  CHECK(at_main <= 64 * checks);
+  // The sites tied to the family are the model's forward lines; the warm-up
+  // before the captures (capture_bucket's line 88) is no fallback.
+  bool warm_up = false;
+  for (const LedgerSite& x : p.work->sites) {
+    if (!x.family) continue;
+    CHECK(x.where.rfind("serving_app.py:5", 0) == 0);
+    if (!x.callers.empty() && x.callers[0] == "serving_app.py:88 in capture_bucket") {
+      warm_up = true;
+      CHECK(x.launches_after_captures == 0);
+    }
+  }
+  CHECK(warm_up);
+  const std::string text = format_ledger(l);
+  CHECK(has(text, "  eager work by origin (where each launch was made):\n"));
+  CHECK(has(text, "      from serving_app.py:97 in run_eager: "));
+  CHECK(has(text, "    bucket sizes as the graphs show them (blocks of "));
+}
+
+TEST_CASE("ledger: torch.compile's debug records say what it recorded and warmed up, without changing its output") {
+  const Ledger l = make_ledger(test::data_path("ledger/compile_shapes.eager"));
+  const LedgerProcess& p = app_of(l);
+  REQUIRE(p.torch);
+  size_t recording = 0;
+  for (const LedgerTorchRecord& r : p.torch->records)
+    if (r.level == "DEBUG" && r.headline.find("Recording function=partition_0") != std::string::npos) {
+      ++recording;
+      CHECK(r.next_graph);
+    }
+  // A recording per batch size (4, 8, 16, 3).
+  CHECK(recording == 4);
+  // The program printed what it prints without graphscope: no debug record.
+  const std::string out = test::read_data("ledger/compile_shapes.eager.out");
+  CHECK(out.find("Recording function") == std::string::npos);
 }
 
 TEST_CASE("ledger: a native program's launches are all counted, on the shared and the static CUDA runtime") {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "inspect/formats/attach_json.h"
@@ -268,4 +269,77 @@ TEST_CASE("work: a recorded serving loop's DtoD copies that CUPTI stamped late a
   CHECK(w.busy_us <= double(last - first) / 1e3);
   for (const AttachWork::Group& g : w.eager)
     if (g.name == "Memcpy DtoD") CHECK(g.gpu_us < 1e3);  // under a millisecond in all
+}
+
+namespace {
+
+std::shared_ptr<const Origin> python_origin(const char* file, uint64_t line, const char* function,
+                                            const char* module = "") {
+  auto o = std::make_shared<Origin>();
+  SourceFrame f;
+  f.file = file, f.line = line, f.function = function;
+  o->python.push_back(f);
+  SourceFrame caller;
+  caller.file = "/srv/app.py", caller.line = 120, caller.function = "step";
+  o->python.push_back(caller);
+  if (*module) {
+    ModuleFrame m;
+    m.name = module;
+    o->modules.push_back(m);
+  }
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("work: eager records go with the place their launch came from, places of one origin together") {
+  Records r;
+  r.kernel("_Z4gemmv", 10, 12).correlation = 1;
+  r.kernel("_Z4gemmv", 13, 14).correlation = 2;
+  r.kernel("_Z4relu", 15, 15.5).correlation = 3;
+  r.kernel("_Z4gemmv", 20, 24).correlation = 4;   // site 3: the same origin as site 1
+  r.kernel("_Z4norm", 30, 31).correlation = 5;    // site 2
+  r.kernel("_Z4lost", 40, 41).correlation = 99;   // no site read for its launch
+  r.kernel("_Z4anon", 50, 52).correlation = 6;    // site 4: nothing known of it
+  LaunchSites sites;
+  sites.launches = {{4, 3}, {1, 1}, {2, 1}, {3, 1}, {5, 2}, {6, 4}};
+  sites.origins = {python_origin("/srv/model.py", 40, "forward", "layers.3.mlp"),
+                   python_origin("/srv/model.py", 55, "forward"),
+                   python_origin("/srv/model.py", 40, "forward", "layers.7.mlp"),  // another layer, the same code
+                   nullptr};
+  const AttachWork w = summarize_work(r.t, 0, uint64_t(16 * kMs), "graph trace", &sites);
+  REQUIRE(w.sites_read);
+  REQUIRE(w.sites.size() == 2);
+  const AttachWork::Site& a = w.sites[0];
+  CHECK(a.module == "layers.*.mlp");
+  REQUIRE(a.python.size() == 2);
+  CHECK(a.python[0].line == 40);
+  CHECK(a.python[1].function == "step");
+  CHECK(a.launches == 4);
+  CHECK(a.launches_after_captures == 1);  // only the record at 20 ms began after 16 ms
+  CHECK(a.gpu_us == doctest::Approx(7.5e3));
+  CHECK(a.top == "_Z4gemmv");
+  CHECK(w.sites[1].python[0].line == 55);
+  CHECK(w.sites[1].launches == 1);
+  CHECK(w.unsited_launches == 2);  // correlation 99 and the site with no origin
+  CHECK(w.unsited_us == doctest::Approx(3e3));
+  // Into the index and back.
+  AttachIndex x;
+  x.work = w;
+  const AttachIndex back = read_attach_index(write_attach_index(x), "index.json");
+  REQUIRE(back.work);
+  REQUIRE(back.work->sites.size() == 2);
+  CHECK(back.work->sites[0].module == "layers.*.mlp");
+  CHECK(back.work->sites[0].python[1].line == 120);
+  CHECK(back.work->unsited_launches == 2);
+  // Without sites, none are said to be read.
+  CHECK_FALSE(summarize_work(r.t, 0, std::nullopt, "graph trace").sites_read);
+}
+
+TEST_CASE("work: module paths keep their names and lose their indices") {
+  CHECK(module_pattern("model.layers.12.self_attn.q_proj") == "model.layers.*.self_attn.q_proj");
+  CHECK(module_pattern("blocks.0.1") == "blocks.*.*");
+  CHECK(module_pattern("head") == "head");
+  CHECK(module_pattern("") == "");
+  CHECK(module_pattern("a1.b") == "a1.b");
 }

@@ -58,6 +58,28 @@ void work_members(JsonWriter& w, const AttachWork& k) {
     w.key("other_launches").value(k.other_launches).key("other_us").value(k.other_us);
   if (k.misstamped_records)
     w.key("misstamped_records").value(k.misstamped_records).key("misstamped_us").value(k.misstamped_us);
+  if (k.sites_read) {
+    w.key("sites").begin_array();
+    for (const AttachWork::Site& x : k.sites) {
+      w.begin_object();
+      if (!x.python.empty()) {
+        w.key("python").begin_array();
+        for (const AttachWork::SiteFrame& f : x.python)
+          w.begin_object().key("file").value(f.file).key("line").value(f.line).key("function").value(f.function).end_object();
+        w.end_array();
+      }
+      if (!x.module.empty()) w.key("module").value(x.module);
+      if (!x.nvtx.empty()) strings(w, "nvtx", x.nvtx);
+      if (!x.native.empty()) w.key("native").value(x.native);
+      w.key("launches").value(x.launches);
+      if (x.launches_after_captures) w.key("launches_after_captures").value(x.launches_after_captures);
+      w.key("gpu_us").value(x.gpu_us);
+      if (!x.top.empty()) w.key("top").value(x.top);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("unsited_launches").value(k.unsited_launches).key("unsited_us").value(k.unsited_us);
+  }
   w.key("graphs").begin_array();
   for (const AttachWork::GraphTime& g : k.graphs) {
     w.begin_object();
@@ -224,6 +246,13 @@ class Reader {
     for (uint32_t i = 0; i < 3; ++i) out[i] = r_.u32(t_.element(v, i), JsonPath(p, i));
   }
 
+  // An eager group's or site's launches, and those of them after the captures.
+  void launch_counts(uint32_t g, const JsonPath& e, uint64_t& launches, uint64_t& after) const {
+    launches = count(g, "launches", e, true);
+    after = count(g, "launches_after_captures", e);
+    if (after > launches) r_.fail(JsonPath(e, "launches_after_captures"), "is more than launches");
+  }
+
   AttachWork work(uint32_t o, const JsonPath& at) const {
     r_.object(o, at);
     AttachWork k;
@@ -249,10 +278,7 @@ class Reader {
         dim3(g, "grid", e, x.grid);
         dim3(g, "block", e, x.block);
       }
-      x.launches = count(g, "launches", e, true);
-      x.launches_after_captures = count(g, "launches_after_captures", e);
-      if (x.launches_after_captures > x.launches)
-        r_.fail(JsonPath(e, "launches_after_captures"), "is more than launches");
+      launch_counts(g, e, x.launches, x.launches_after_captures);
       x.gpu_us = figure(g, "gpu_us", e, kMaxUs);
       x.first_s = figure(g, "first_s", e, kMaxSeconds);
       x.last_s = figure(g, "last_s", e, kMaxSeconds);
@@ -262,6 +288,39 @@ class Reader {
     k.other_us = opt_figure(o, "other_us", at, kMaxUs).value_or(0);
     k.misstamped_records = count(o, "misstamped_records", at);
     k.misstamped_us = opt_figure(o, "misstamped_us", at, kMaxUs).value_or(0);
+    if (r_.find(o, "sites") != kJsonAbsent) {
+      k.sites_read = true;
+      const JsonPath sp(at, "sites");
+      uint32_t sites = capped(o, "sites", at, "an array of launch sites", AttachWork::kMaxSites, &n);
+      for (uint32_t i = 0; i < n; ++i) {
+        const JsonPath e(sp, i);
+        uint32_t g = r_.object(t_.element(sites, i), e);
+        AttachWork::Site x;
+        if (r_.find(g, "python") != kJsonAbsent) {
+          uint32_t m = 0;
+          const JsonPath pp(e, "python");
+          uint32_t frames = capped(g, "python", e, "an array of frames", 8, &m);
+          for (uint32_t j = 0; j < m; ++j) {
+            const JsonPath fp(pp, j);
+            uint32_t f = r_.object(t_.element(frames, j), fp);
+            AttachWork::SiteFrame sf;
+            sf.file = std::string(r_.string(r_.required(f, "file", fp), JsonPath(fp, "file"), 4096));
+            sf.line = count(f, "line", fp, true);
+            sf.function = std::string(r_.string(r_.required(f, "function", fp), JsonPath(fp, "function"), 4096));
+            x.python.push_back(std::move(sf));
+          }
+        }
+        x.module = text(g, "module", e);
+        if (r_.find(g, "nvtx") != kJsonAbsent) x.nvtx = strings(r_.find(g, "nvtx"), JsonPath(e, "nvtx"));
+        x.native = text(g, "native", e);
+        launch_counts(g, e, x.launches, x.launches_after_captures);
+        x.gpu_us = figure(g, "gpu_us", e, kMaxUs);
+        x.top = text(g, "top", e);
+        k.sites.push_back(std::move(x));
+      }
+      k.unsited_launches = count(o, "unsited_launches", at);
+      k.unsited_us = opt_figure(o, "unsited_us", at, kMaxUs).value_or(0);
+    }
     const JsonPath gp(at, "graphs");
     uint32_t graphs = r_.array(r_.required(o, "graphs", at), gp, "an array of graphs", &n);
     for (uint32_t i = 0; i < n; ++i) {

@@ -91,6 +91,31 @@ struct AttachWork {
   uint64_t misstamped_records = 0;
   double misstamped_us = 0;
   static constexpr size_t kMaxGroups = 2000;
+  /// Eager records by where they were launched (a launch site: the thread's
+  /// Python stack, NVTX ranges or native function when the launch call
+  /// began), when the run read them (--eager and profile --exec, with
+  /// origins): sites_read. Records of one place together, the largest
+  /// gpu_us first, at most kMaxSites; the rest, and records whose launch no
+  /// site was read for, in unsited_*.
+  struct SiteFrame {
+    std::string file;
+    uint64_t line = 0;
+    std::string function;
+  };
+  struct Site {
+    std::vector<SiteFrame> python;  // innermost first, outside the framework (at most 3)
+    std::string module;             // the innermost module's path, its indices as "*"
+    std::vector<std::string> nvtx;  // the ranges open, outermost first
+    std::string native;             // the launching native function (no Python)
+    uint64_t launches = 0, launches_after_captures = 0;
+    double gpu_us = 0;
+    std::string top;  // the name of its records' largest kernel or copy by GPU time
+  };
+  bool sites_read = false;
+  std::vector<Site> sites;
+  uint64_t unsited_launches = 0;
+  double unsited_us = 0;
+  static constexpr size_t kMaxSites = 200;
   /// Per exec graph: its replays as the records show them.
   struct GraphTime {
     uint32_t exec_graph_id = 0;

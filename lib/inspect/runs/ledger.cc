@@ -161,6 +161,104 @@ std::optional<LedgerFallback> fallback_of(const LedgerFamily& f, const std::vect
   return fb;
 }
 
+// The Python frames (file, line) of a graph's nodes: the code a family runs.
+using CodeFrames = std::set<std::pair<std::string, uint64_t>>;
+
+std::string frame_text(const AttachWork::SiteFrame& f) {
+  return base_name(f.file) + ":" + std::to_string(f.line) + " in " + f.function;
+}
+
+// The eager launch sites of a process for the ledger, each tied to the
+// family whose code it ran (its innermost frame is one of the family's
+// nodes' frames), and each family's fallback told by where it was called
+// from (the first frame of the site that is none of the family's).
+void sites_of(const AttachWork& w, LedgerWork& l, std::vector<LedgerFamily>& families,
+              const std::vector<CodeFrames>& code) {
+  l.sites_read = w.sites_read;
+  if (!w.sites_read) return;
+  l.unsited_launches = w.unsited_launches;
+  l.unsited_us = w.unsited_us;
+  std::vector<CodeFrames> family_code(families.size());
+  for (size_t f = 0; f < families.size(); ++f)
+    for (size_t g : families[f].graphs) family_code[f].insert(code[g].begin(), code[g].end());
+  std::vector<std::map<std::string, LedgerFallback::From>> from(families.size());
+  for (size_t i = 0; i < w.sites.size(); ++i) {
+    const AttachWork::Site& x = w.sites[i];
+    LedgerSite s;
+    if (!x.python.empty()) {
+      s.where = frame_text(x.python.front());
+      for (size_t k = 1; k < x.python.size(); ++k) s.callers.push_back(frame_text(x.python[k]));
+    }
+    for (size_t k = 0; k < x.nvtx.size(); ++k) s.nvtx += (k ? " / " : "") + x.nvtx[k];
+    if (s.where.empty()) s.where = !s.nvtx.empty() ? "NVTX " + s.nvtx : x.native;
+    s.module = x.module;
+    s.launches = x.launches, s.launches_after_captures = x.launches_after_captures;
+    s.gpu_us = x.gpu_us, s.top = x.top;
+    if (!x.python.empty())
+      for (size_t f = 0; f < families.size() && !s.family; ++f) {
+        const CodeFrames& c = family_code[f];
+        if (!c.count({x.python.front().file, x.python.front().line})) continue;
+        s.family = f;
+        std::string call;
+        for (const AttachWork::SiteFrame& fr : x.python)
+          if (!c.count({fr.file, fr.line})) {
+            call = frame_text(fr);
+            break;
+          }
+        LedgerFallback::From& into = from[f][call];
+        into.call = call;
+        into.launches += x.launches;
+        into.launches_after_captures += x.launches_after_captures;
+        into.gpu_us += x.gpu_us;
+      }
+    if (l.sites.size() < LedgerWork::kTopSites) {
+      l.sites.push_back(std::move(s));
+    } else {
+      l.sites_rest_launches += x.launches;
+      l.sites_rest_us += x.gpu_us;
+    }
+  }
+  for (size_t f = 0; f < families.size(); ++f) {
+    if (from[f].empty()) continue;
+    // Launches after the captures ended are the fallbacks: a family's code
+    // run eager before them is the program's warm-up.
+    std::vector<LedgerFallback::From> v;
+    for (auto& [call, x] : from[f])
+      if (x.launches_after_captures) v.push_back(std::move(x));
+    if (v.empty()) continue;
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return a.launches_after_captures > b.launches_after_captures;
+    });
+    if (!families[f].fallback) families[f].fallback.emplace();
+    families[f].fallback->from = std::move(v);
+  }
+}
+
+// What tells a family's buckets apart (LedgerFamily::bucket_kernel).
+void bucket_key(LedgerFamily& f, const std::vector<GraphKernels>& uses) {
+  std::string best;
+  std::vector<uint64_t> best_blocks;
+  uint64_t best_sum = UINT64_MAX;
+  for (const auto& [name, first] : uses[f.graphs.front()]) {
+    std::vector<uint64_t> blocks;
+    std::set<uint64_t> distinct;
+    for (size_t m : f.graphs) {
+      const auto it = uses[m].find(name);
+      if (it == uses[m].end() || it->second.geometries.size() != 1) break;
+      const Geometry& g = *it->second.geometries.begin();
+      const uint64_t b = uint64_t(g[0]) * g[1] * g[2];
+      blocks.push_back(b);
+      distinct.insert(b);
+    }
+    if (blocks.size() != f.graphs.size() || distinct.size() != blocks.size()) continue;
+    uint64_t sum = 0;
+    for (uint64_t b : blocks) sum = sum > UINT64_MAX - b ? UINT64_MAX : sum + b;
+    if (sum < best_sum) best = name, best_blocks = std::move(blocks), best_sum = sum;
+  }
+  f.bucket_kernel = std::move(best);
+  f.bucket_blocks = std::move(best_blocks);
+}
+
 // The process's GPU work for the ledger: eager groups by kind and name, the
 // largest first, each with a graph node that runs the same kernel.
 LedgerWork work_of(const AttachWork& w, const std::map<std::string, LedgerNodeRef, std::less<>>& node_of) {
@@ -294,6 +392,7 @@ Ledger make_ledger(const std::string& run_dir) {
       for (const AttachWork::GraphTime& t : work->graphs) times[t.exec_graph_id] = &t;
     std::map<std::string, size_t> shapes;  // shape_key -> first graph with it
     std::vector<GraphKernels> uses;        // per graph
+    std::vector<CodeFrames> code;          // per graph
     std::map<std::string, LedgerNodeRef, std::less<>> node_of;  // per kernel name, the first node with an origin
     for (size_t i = 0; i < index.graphs.size(); ++i) {
       const AttachedGraph& a = index.graphs[i];
@@ -305,7 +404,10 @@ Ledger make_ledger(const std::string& run_dir) {
       g.file = a.file;
       g.nodes = doc.root.nodes.size();
       GraphKernels& use = uses.emplace_back();
+      CodeFrames& frames = code.emplace_back();
       for (const Node& n : doc.root.nodes) {
+        if (n.origin)
+          for (const SourceFrame& f : n.origin->python) frames.insert({f.file, f.line});
         if (n.mem_alloc) g.alloc_bytes += n.mem_alloc->bytes;
         if (n.type != NodeType::kernel) continue;
         ++g.kernels;
@@ -385,8 +487,12 @@ Ledger make_ledger(const std::string& run_dir) {
         f.never_replayed_bytes += g.alloc_bytes + g.capture_alloc_bytes.value_or(0);
       }
       if (work) f.fallback = fallback_of(f, uses, *work);
+      bucket_key(f, uses);
     }
-    if (work) lp.work = work_of(*work, node_of);
+    if (work) {
+      lp.work = work_of(*work, node_of);
+      sites_of(*work, *lp.work, lp.families, code);
+    }
     // PyTorch's own records of its CUDA graphs, where the Python hook kept
     // them (read through the run directory's resolver, as every file).
     if (!index.torch_log.empty() && index.attached_monotonic_s) {
@@ -440,6 +546,14 @@ void fallback_json(JsonWriter& w, const LedgerFallback& f) {
   for (const auto& [graph, runs] : f.by_member)
     w.begin_object().key("graph").value(uint64_t(graph)).key("runs").value(runs).end_object();
   w.end_array();
+  if (!f.from.empty()) {
+    w.key("from").begin_array();
+    for (const LedgerFallback::From& x : f.from) {
+      w.begin_object().key("call").value(x.call).key("launches").value(x.launches);
+      w.key("launches_after_captures").value(x.launches_after_captures).key("gpu_us").value(x.gpu_us).end_object();
+    }
+    w.end_array();
+  }
   w.key("kernels").begin_array();
   for (const LedgerFallbackKernel& k : f.kernels) {
     w.begin_object().key("name").value(k.name).key("per_graph").value(k.per_graph).key("eager").value(k.eager);
@@ -472,6 +586,27 @@ void work_json(JsonWriter& w, const LedgerWork& k) {
   }
   w.end_array();
   w.key("rest_launches").value(k.rest_launches).key("rest_us").value(k.rest_us);
+  if (k.sites_read) {
+    w.key("sites").begin_array();
+    for (const LedgerSite& x : k.sites) {
+      w.begin_object().key("where").value(x.where);
+      if (!x.callers.empty()) {
+        w.key("callers").begin_array();
+        for (const std::string& c : x.callers) w.value(c);
+        w.end_array();
+      }
+      if (!x.module.empty()) w.key("module").value(x.module);
+      if (!x.nvtx.empty()) w.key("nvtx").value(x.nvtx);
+      w.key("launches").value(x.launches).key("launches_after_captures").value(x.launches_after_captures);
+      w.key("gpu_us").value(x.gpu_us);
+      if (!x.top.empty()) w.key("top").value(x.top);
+      if (x.family) w.key("family").value(uint64_t(*x.family));
+      w.end_object();
+    }
+    w.end_array();
+    w.key("sites_rest_launches").value(k.sites_rest_launches).key("sites_rest_us").value(k.sites_rest_us);
+    w.key("unsited_launches").value(k.unsited_launches).key("unsited_us").value(k.unsited_us);
+  }
   w.key("bin_s").value(k.bin_s).key("timeline").begin_array();
   for (const AttachWork::Bin& b : k.timeline) w.begin_array().value(b.graph_us).value(b.eager_us).end_array();
   w.end_array();
@@ -531,6 +666,11 @@ std::string write_ledger_json(const Ledger& l) {
       w.key("never_replayed_capture_ms").value(f.never_replayed_capture_ms);
       w.key("never_replayed_bytes").value(f.never_replayed_bytes);
       indices(w, "identical", f.identical);
+      if (!f.bucket_kernel.empty()) {
+        w.key("bucket_kernel").value(f.bucket_kernel).key("bucket_blocks").begin_array();
+        for (uint64_t b : f.bucket_blocks) w.value(b);
+        w.end_array();
+      }
       if (f.fallback) fallback_json(w, *f.fallback);
       w.end_object();
     }

@@ -78,6 +78,16 @@ struct LedgerFallback {
   uint64_t runs = 0, at_member_geometry = 0, at_other_geometry = 0;
   std::vector<std::pair<size_t, uint64_t>> by_member;  // (graph index, runs), most runs first
   std::vector<LedgerFallbackKernel> kernels;           // K, in name order
+  /// Where the run read launch sites: the eager launches that ran the
+  /// family's code (a site whose innermost Python frame is a frame of the
+  /// members' nodes), by the frame they were called from (the site's first
+  /// frame that is none of the nodes'), most launches first.
+  struct From {
+    std::string call;  // "serving_app.py:120 in serve_eager"; "" when every frame was the family's
+    uint64_t launches = 0, launches_after_captures = 0;
+    double gpu_us = 0;
+  };
+  std::vector<From> from;
 };
 
 /// Graphs of one process captured at one place.
@@ -89,6 +99,13 @@ struct LedgerFamily {
   uint64_t never_replayed_bytes = 0;     // their graph memory and memory allocated while capturing
   std::vector<size_t> identical;         // members identical to an earlier graph
   std::optional<LedgerFallback> fallback;
+  // What tells the buckets apart, as far as the graphs show it (the batch
+  // size itself is the program's, not the driver's): a kernel every member
+  // has at one launch geometry of its own, a different one in each member;
+  // of those, the one with the fewest blocks over the members. bucket_blocks:
+  // its blocks (grid x*y*z) in each member, parallel to graphs. "" none.
+  std::string bucket_kernel;
+  std::vector<uint64_t> bucket_blocks;
 };
 
 /// A graph node, for an eager kernel that a graph also runs.
@@ -108,6 +125,18 @@ struct LedgerEager {
   std::optional<LedgerNodeRef> graph_node;  // the first graph node with the same kernel and an origin
 };
 
+/// Eager work launched at one place (AttachWork::Site).
+struct LedgerSite {
+  std::string where;                // the innermost frame: "serving_app.py:40 in forward"; else NVTX or native
+  std::vector<std::string> callers;  // the next frames out, innermost first
+  std::string module;               // indices as "*"
+  std::string nvtx;                 // ranges open, outermost first, " / " between
+  uint64_t launches = 0, launches_after_captures = 0;
+  double gpu_us = 0;
+  std::string top;                     // its largest kernel or copy
+  std::optional<size_t> family;        // the family whose code it ran (index into families)
+};
+
 /// The GPU work of a process, inside and outside graphs (AttachIndex::work).
 struct LedgerWork {
   std::string source;
@@ -123,6 +152,14 @@ struct LedgerWork {
   double misstamped_us = 0;         // what they claimed
   double bin_s = 1;
   std::vector<AttachWork::Bin> timeline;  // from start_s
+  // Eager work by where it was launched, where the run read launch sites
+  // (--eager, profile --exec): at most kTopSites, by GPU time; the rest, and
+  // launches no site was read for, after.
+  bool sites_read = false;
+  static constexpr size_t kTopSites = 20;
+  std::vector<LedgerSite> sites;
+  uint64_t sites_rest_launches = 0, unsited_launches = 0;
+  double sites_rest_us = 0, unsited_us = 0;
 };
 
 /// One of PyTorch's own records about its CUDA graphs (runs/torch_log.h),

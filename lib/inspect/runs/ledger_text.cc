@@ -175,11 +175,73 @@ void never_replayed(const LedgerProcess& p, const LedgerFamily& f, std::string& 
 // The fallback's headline: how often the family's code ran without its graphs.
 void fallback_line(const LedgerFamily& f, std::string& out) {
   const LedgerFallback& b = *f.fallback;
-  out += "    fallback: the family at " + printable(f.site) + " ran eager about " + std::to_string(b.runs) +
-         " times after its graphs were captured (median over " +
-         plural(b.kernels.size(), "kernel", "kernels") + " every member has";
-  if (b.at_other_geometry) out += "; " + std::to_string(b.at_other_geometry) + " at geometries no member has";
-  out += ")\n";
+  if (b.runs) {
+    out += "    fallback: the family at " + printable(f.site) + " ran eager about " + std::to_string(b.runs) +
+           " times after its graphs were captured (median over " +
+           plural(b.kernels.size(), "kernel", "kernels") + " every member has";
+    if (b.at_other_geometry) out += "; " + std::to_string(b.at_other_geometry) + " at geometries no member has";
+    out += ")\n";
+  } else {
+    out += "    outside its graphs: the family's code at " + printable(f.site) +
+           " launched work eager after its graphs were captured (not a whole run of their kernels)\n";
+  }
+  // Where it was called from, by the launch sites the run read.
+  const size_t shown = std::min<size_t>(b.from.size(), 3);
+  for (size_t i = 0; i < shown; ++i) {
+    const LedgerFallback::From& x = b.from[i];
+    out += "      from " + (x.call.empty() ? std::string("the family's own code") : printable(x.call)) + ": " +
+           plural(x.launches_after_captures, "eager launch", "eager launches") + " after the captures, " +
+           us(x.gpu_us) + " of GPU time\n";
+  }
+  if (b.from.size() > shown)
+    out += "      and from " + plural(b.from.size() - shown, "more place", "more places") + "\n";
+}
+
+// A demangled native function as a place to read in a table: its return
+// type and parameter list left out, at most 100 bytes.
+std::string short_native(std::string f) {
+  if (const size_t clone = f.find(" [clone "); clone != std::string::npos) f.resize(clone);
+  const std::string whole = f;
+  size_t end = f.size();
+  while (end && f[end - 1] == ' ') --end;
+  if (end >= 6 && f.compare(end - 6, 6, " const") == 0) end -= 6;
+  if (end && f[end - 1] == ')') {
+    int depth = 0;
+    for (size_t i = end; i-- > 0;) {
+      if (f[i] == ')') ++depth;
+      else if (f[i] == '(' && --depth == 0) {
+        // "(anonymous namespace)::f(...)": the list is the last group.
+        if (i > 0) f.resize(i);
+        break;
+      }
+    }
+  }
+  int depth = 0;
+  size_t name_at = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const char c = f[i];
+    if (c == '<' || c == '(') ++depth;
+    else if ((c == '>' || c == ')') && depth > 0) --depth;
+    else if (c == ' ' && depth == 0) name_at = i + 1;
+  }
+  f = f.substr(name_at);
+  // A lambda inside a function's parameter list's scope: the whole name.
+  if (f.size() < 8 || f.rfind("const", 0) == 0) f = whole;
+  if (f.size() > 100) f = f.substr(0, 97) + "...";
+  return f;
+}
+
+// What tells the buckets apart, as the graphs show it.
+void bucket_line(const LedgerProcess& p, const LedgerFamily& f, std::string& out) {
+  if (f.bucket_kernel.empty()) return;
+  KernelNamer names;
+  names.add(f.bucket_kernel);
+  std::string list;
+  for (size_t i = 0; i < f.graphs.size() && i < f.bucket_blocks.size(); ++i)
+    list += (i ? ", " : " ") + std::to_string(p.graphs[f.graphs[i]].exec_graph_id) + " " +
+            std::to_string(f.bucket_blocks[i]);
+  out += "    bucket sizes as the graphs show them (blocks of " + printable(names(f.bucket_kernel)) +
+         "): exec graph" + list + "\n";
 }
 
 void family(const LedgerProcess& p, const LedgerFamily& f, std::string& out) {
@@ -195,6 +257,7 @@ void family(const LedgerProcess& p, const LedgerFamily& f, std::string& out) {
     if (counted) out += " x" + std::to_string(*runs_of(g));
   }
   out += "\n";
+  bucket_line(p, f, out);
   never_replayed(p, f, out);
   for (size_t i : f.identical)
     out += "    bucket " + graph_name(p.graphs[i]) + " is identical to " +
@@ -213,6 +276,18 @@ void family(const LedgerProcess& p, const LedgerFamily& f, std::string& out) {
     out += "      about " + std::to_string(b.at_member_geometry) + " at geometries members have\n";
 }
 
+// A row of the eager tables: GPU time, launches, those after the captures
+// ("-": the index does not say when they ended; "": not shown) and a label.
+std::string eager_row(double gpu_us, uint64_t launches, const std::string& after, const std::string& label) {
+  return "    " + right(us(gpu_us), 10) + " " + right(std::to_string(launches), 9) + " " + right(after, 14) + "  " +
+         label + "\n";
+}
+
+std::string eager_header(const char* last) {
+  return "    " + right("GPU time", 10) + " " + right("launches", 9) + " " + right("after captures", 14) + "  " + last +
+         "\n";
+}
+
 void work(const LedgerProcess& p, const LedgerWork& w, std::string& out) {
   out += "  GPU work (" + printable(w.source) + ", " + fmt("%.1f", w.start_s) + "-" + fmt("%.1f s", w.end_s) +
          " after attach): busy " + us(w.busy_us);
@@ -229,8 +304,7 @@ void work(const LedgerProcess& p, const LedgerWork& w, std::string& out) {
       if (e.kind == "kernel") names.add(e.name);
     constexpr size_t kShown = 10;
     out += "  eager work by GPU time (launched outside any graph):\n";
-    out += "    " + right("GPU time", 10) + " " + right("launches", 9) + " " + right("after captures", 14) +
-           "  name\n";
+    out += eager_header("name");
     uint64_t rest_launches = w.rest_launches;
     double rest_us = w.rest_us;
     for (size_t i = 0; i < w.top.size(); ++i) {
@@ -247,13 +321,33 @@ void work(const LedgerProcess& p, const LedgerWork& w, std::string& out) {
       // or CUPTI stamped some wrong (an index summarized before records
       // stamped to end late were left out: misstamped_records).
       if (e.gpu_us > w.busy_us) name += " [its durations add up to more than the GPU was busy: overlapping or misstamped]";
-      out += "    " + right(us(e.gpu_us), 10) + " " + right(std::to_string(e.launches), 9) + " " +
-             right(w.captures_end_s ? std::to_string(e.launches_after_captures) : "-", 14) + "  " + name +
-             "\n";
+      out += eager_row(e.gpu_us, e.launches, w.captures_end_s ? std::to_string(e.launches_after_captures) : "-", name);
     }
-    if (rest_launches)
-      out += "    " + right(us(rest_us), 10) + " " + right(std::to_string(rest_launches), 9) + " " +
-             right("", 14) + "  (the rest)\n";
+    if (rest_launches) out += eager_row(rest_us, rest_launches, "", "(the rest)");
+  }
+  if (w.sites_read) {
+    out += "  eager work by origin (where each launch was made):\n";
+    if (w.sites.empty()) out += "    (no eager launch had a place read)\n";
+    else out += eager_header("where");
+    constexpr size_t kShown = 12;
+    uint64_t rest_launches = w.sites_rest_launches;
+    double rest_us = w.sites_rest_us;
+    for (size_t i = 0; i < w.sites.size(); ++i) {
+      const LedgerSite& x = w.sites[i];
+      if (i >= kShown) {
+        rest_launches += x.launches, rest_us += x.gpu_us;
+        continue;
+      }
+      const bool native = x.callers.empty() && x.where.find(" in ") == std::string::npos &&
+                          x.where.rfind("NVTX ", 0) != 0;
+      std::string where = printable(x.where.empty() ? std::string("(unknown)") : native ? short_native(x.where) : x.where);
+      if (!x.module.empty()) where += " (" + printable(x.module) + ")";
+      if (!x.callers.empty()) where += " <- " + printable(x.callers.front());
+      if (x.family) where += " [the code of the family at " + printable(p.families[*x.family].site) + "]";
+      out += eager_row(x.gpu_us, x.launches, w.captures_end_s ? std::to_string(x.launches_after_captures) : "-", where);
+    }
+    if (rest_launches) out += eager_row(rest_us, rest_launches, "", "(the rest)");
+    if (w.unsited_launches) out += eager_row(w.unsited_us, w.unsited_launches, "", "(no place read for the launch)");
   }
   if (w.timeline.empty()) return;
   // A row per bin, or per run of bins where there are many.

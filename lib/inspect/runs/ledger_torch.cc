@@ -76,11 +76,18 @@ void format_ledger_torch(const LedgerProcess& p, std::string& out) {
   if (!p.torch) return;
   const LedgerTorch& t = *p.torch;
   out += "  torch.compile (PyTorch's own records of its CUDA graphs):\n";
-  if (t.records.empty()) out += "    no record at PyTorch's default log levels (no skip, no re-recording limit)\n";
+  if (t.records.empty()) out += "    no record (no skip, no re-recording limit, no recording logged)\n";
+  // Every record above the debug level; PyTorch's debug records (why it
+  // records or warms up a function), the first few.
+  constexpr size_t kDebugShown = 12;
+  size_t debug = 0;
   for (const LedgerTorchRecord& r : t.records) {
+    if (r.level == "DEBUG" && ++debug > kDebugShown) continue;
     out += "    " + seconds(r.t_s) + "  " + printable(r.headline) + (r.at.empty() ? "" : " (" + printable(r.at) + ")") +
            "\n      -> " + printable(r.caused) + "\n";
   }
+  if (debug > kDebugShown)
+    out += "    and " + std::to_string(debug - kDebugShown) + " more of PyTorch's debug records (--json has them all)\n";
   for (size_t i = 0; i < t.rerecorded.size(); ++i) {
     const auto& [family, graph] = t.rerecorded[i];
     if (i == 0 || t.rerecorded[i - 1].first != family)

@@ -102,12 +102,17 @@ void add_ledger(const std::string& dir, size_t max_processes, HtmlReportInput& i
   KernelNamer names;
   std::set<std::string> kernels;
   for (const LedgerProcess& p : ledger.processes) {
-    if (p.work)
+    if (p.work) {
       for (const LedgerEager& e : p.work->top)
         if (e.kind == "kernel") kernels.insert(e.name);
-    for (const LedgerFamily& f : p.families)
+      for (const LedgerSite& x : p.work->sites)  // a copy's name ("Memcpy DtoD") is its own
+        if (!x.top.empty() && x.top.rfind("Memcpy", 0) != 0 && x.top.rfind("Memset", 0) != 0) kernels.insert(x.top);
+    }
+    for (const LedgerFamily& f : p.families) {
+      if (!f.bucket_kernel.empty()) kernels.insert(f.bucket_kernel);
       if (f.fallback)
         for (const LedgerFallbackKernel& k : f.fallback->kernels) kernels.insert(k.name);
+    }
   }
   for (const std::string& k : kernels) names.add(k);
   for (const std::string& k : kernels) in.ledger_names.emplace_back(k, names(k));

@@ -1,6 +1,8 @@
 #include "work.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
@@ -132,10 +134,49 @@ std::vector<uint8_t> stamped_late(const std::vector<Activity>& acts, const std::
   return late;
 }
 
+// The site of an origin as the index keeps it.
+AttachWork::Site site_of(const Origin& o) {
+  AttachWork::Site x;
+  for (const SourceFrame& f : o.python) {
+    if (x.python.size() == 3) break;
+    x.python.push_back({f.file, f.line, f.function});
+  }
+  x.module = module_pattern(o.module());
+  // A path of indices alone ("0", "1.2": an nn.Sequential's children) says
+  // nothing once they are "*": the module's class instead.
+  if (x.module.find_first_not_of("*.") == std::string::npos) x.module = o.modules.empty() ? "" : o.modules.back().type;
+  for (const NvtxRange& r : o.nvtx) x.nvtx.push_back(r.message);
+  if (o.native) x.native = o.native->function;
+  return x;
+}
+
+std::string site_identity(const AttachWork::Site& x) {
+  std::string k;
+  for (const auto& f : x.python) k += f.file + '\x1f' + std::to_string(f.line) + '\x1f' + f.function + '\x1e';
+  k += '\x1d' + x.module + '\x1d';
+  for (const auto& r : x.nvtx) k += r + '\x1e';
+  return k + '\x1d' + x.native;
+}
+
 }  // namespace
 
+std::string module_pattern(const std::string& path) {
+  std::string out;
+  size_t at = 0;
+  for (;;) {
+    const size_t dot = path.find('.', at);
+    const std::string part = path.substr(at, dot == std::string::npos ? std::string::npos : dot - at);
+    const bool index =
+        !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit((unsigned char)c) != 0; });
+    if (at) out += '.';
+    out += index ? std::string("*") : part;
+    if (dot == std::string::npos) return out;
+    at = dot + 1;
+  }
+}
+
 AttachWork summarize_work(const Trace& trace, uint64_t base_ns, std::optional<uint64_t> captures_end_ns,
-                          std::string source) {
+                          std::string source, const LaunchSites* sites) {
   AttachWork w;
   w.source = std::move(source);
   auto since = [&](uint64_t t) { return t > base_ns ? double(t - base_ns) / 1e9 : 0.0; };
@@ -156,6 +197,37 @@ AttachWork summarize_work(const Trace& trace, uint64_t base_ns, std::optional<ui
   const std::vector<uint32_t> order = order_by(kept.size(), [&](size_t i) { return acts[kept[i]].start_ns; });
   const std::vector<uint8_t> misstamped = stamped_late(acts, kept, order);
 
+  // Launch sites: correlation -> the merged site of its origin.
+  std::vector<std::pair<uint32_t, uint32_t>> by_corr;
+  std::vector<int64_t> merged_of;  // site id - 1 -> index into site_accs, -1 unknown
+  struct SiteAcc {
+    AttachWork::Site site;
+    uint64_t gpu_ns = 0;
+    std::map<uint32_t, uint64_t> by_name;  // record name -> GPU ns
+  };
+  std::vector<SiteAcc> site_accs;
+  uint64_t unsited_ns = 0;
+  if (sites) {
+    w.sites_read = true;
+    by_corr = sites->launches;
+    std::sort(by_corr.begin(), by_corr.end());
+    std::unordered_map<std::string, size_t> merged;
+    merged_of.assign(sites->origins.size(), -1);
+    for (size_t i = 0; i < sites->origins.size(); ++i) {
+      if (!sites->origins[i]) continue;
+      AttachWork::Site x = site_of(*sites->origins[i]);
+      auto [it, fresh] = merged.emplace(site_identity(x), site_accs.size());
+      if (fresh) site_accs.push_back({std::move(x), 0, {}});
+      merged_of[i] = int64_t(it->second);
+    }
+  }
+  auto site_acc = [&](uint32_t correlation) -> SiteAcc* {
+    auto it = std::lower_bound(by_corr.begin(), by_corr.end(), std::make_pair(correlation, uint32_t(0)));
+    if (it == by_corr.end() || it->first != correlation) return nullptr;
+    const uint32_t id = it->second;
+    if (id == 0 || id > merged_of.size() || merged_of[id - 1] < 0) return nullptr;
+    return &site_accs[size_t(merged_of[id - 1])];
+  };
   std::vector<Span> busy, graph;
   std::unordered_map<GroupKey, size_t, GroupKeyHash> group_of;
   std::vector<GroupAcc> groups;
@@ -201,6 +273,17 @@ AttachWork summarize_work(const Trace& trace, uint64_t base_ns, std::optional<ui
     g.gpu_ns += took;
     g.last_ns = s;
     t_end = std::max(t_end, took ? e : s);
+    if (sites) {
+      if (SiteAcc* sa = site_acc(a.correlation)) {
+        ++sa->site.launches;
+        if (captures_end_ns && s > *captures_end_ns) ++sa->site.launches_after_captures;
+        sa->gpu_ns += took;
+        sa->by_name[a.name] += took;
+      } else {
+        ++w.unsited_launches;
+        unsited_ns += took;
+      }
+    }
   }
 
   w.start_s = since(t0);
@@ -243,6 +326,31 @@ AttachWork summarize_work(const Trace& trace, uint64_t base_ns, std::optional<ui
     x.last_s = since(g.last_ns);
     w.eager.push_back(std::move(x));
   }
+
+  // Sites: the largest first (ties by identity, for a stable document).
+  std::sort(site_accs.begin(), site_accs.end(), [&](const SiteAcc& a, const SiteAcc& b) {
+    if (a.gpu_ns != b.gpu_ns) return a.gpu_ns > b.gpu_ns;
+    if (a.site.launches != b.site.launches) return a.site.launches > b.site.launches;
+    return site_identity(a.site) < site_identity(b.site);
+  });
+  for (size_t i = 0; i < site_accs.size(); ++i) {
+    SiteAcc& sa = site_accs[i];
+    if (!sa.site.launches) continue;
+    if (w.sites.size() >= AttachWork::kMaxSites) {
+      w.unsited_launches += sa.site.launches;
+      unsited_ns += sa.gpu_ns;
+      continue;
+    }
+    sa.site.gpu_us = double(sa.gpu_ns) / 1e3;
+    uint32_t top = 0;
+    uint64_t top_ns = 0;
+    bool any = false;
+    for (const auto& [name, ns] : sa.by_name)
+      if (!any || ns > top_ns) top = name, top_ns = ns, any = true;
+    if (any) sa.site.top = name_of(top);
+    w.sites.push_back(std::move(sa.site));
+  }
+  w.unsited_us = double(unsited_ns) / 1e3;
 
   for (auto& [id, g] : graphs) {
     AttachWork::GraphTime t;

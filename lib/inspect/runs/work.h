@@ -7,13 +7,29 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../formats/attach_json.h"
+#include "../model/graph.h"
 #include "../model/trace.h"
 
 namespace graphscope {
+
+/// Where the run's eager launches came from: the launch call's correlation
+/// id with the place it was made at (an id, 1 on), and each place's origin
+/// (origins[id - 1]; null: nothing known).
+struct LaunchSites {
+  std::vector<std::pair<uint32_t, uint32_t>> launches;  // (correlation, site id), any order
+  std::vector<std::shared_ptr<const Origin>> origins;
+};
+
+/// A module path with its indices as "*" ("layers.3.mlp" -> "layers.*.mlp"):
+/// one launch site serves every index that runs the same code.
+std::string module_pattern(const std::string& path);
 
 /// AttachWork of the records of `trace` (times in nanoseconds on the
 /// trace's clock). base_ns: the instant the process attached, on that
@@ -34,7 +50,13 @@ namespace graphscope {
 /// records' union and of the busy time outside that union (time covered by
 /// both graph and eager work counts as graph). One sort of the records by
 /// start; the rest is linear in records, groups and bins.
+///
+/// With `sites`: each eager record is put with the place its launch came
+/// from (its correlation id; records of one origin together, whatever ids
+/// they had), AttachWork::sites, largest GPU time first; records whose
+/// correlation has no place, or whose place's origin is unknown, in
+/// unsited_*.
 AttachWork summarize_work(const Trace& trace, uint64_t base_ns, std::optional<uint64_t> captures_end_ns,
-                          std::string source);
+                          std::string source, const LaunchSites* sites = nullptr);
 
 }  // namespace graphscope

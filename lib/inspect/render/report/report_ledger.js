@@ -146,6 +146,9 @@ function graphscopeLedgerPage(h) {
       chips.append(chip);
     }
     box.append(chips);
+    if (f.bucket_kernel)
+      box.append(line('bucket sizes as the graphs show them (blocks of ' + shownName({ kind: 'kernel', name: f.bucket_kernel }) + '): ' +
+        f.graphs.map((i, j) => graphName(gs[i]) + ' ' + f.bucket_blocks[j]).join(', '), 'muted'));
     for (const i of f.never_replayed || []) {
       const g = gs[i];
       let cost = has(g, 'capture_ms') ? msText(g.capture_ms) + ' of capture' : 'capture time not recorded';
@@ -163,9 +166,15 @@ function graphscopeLedgerPage(h) {
   function fallback(p, k, f) {
     const b = f.fallback, gs = p.graphs;
     const box = el('div', { class: 'gs-ledger-fallback' });
-    box.append(el('div', { class: 'verdict-fake', text: 'fallback: the family ran eager about ' + b.runs + ' times after its graphs were captured' }));
-    box.append(line('(median over ' + plural(b.kernels.length, 'kernel', 'kernels') + ' every member has' +
-      (b.at_other_geometry ? '; ' + b.at_other_geometry + ' at geometries no member has' : '') + ')', 'muted'));
+    box.append(el('div', { class: 'verdict-fake', text: b.runs ? 'fallback: the family ran eager about ' + b.runs + ' times after its graphs were captured'
+      : 'outside its graphs: the family\u2019s code launched work eager after its graphs were captured (not a whole run of their kernels)' }));
+    if (b.runs)
+      box.append(line('(median over ' + plural(b.kernels.length, 'kernel', 'kernels') + ' every member has' +
+        (b.at_other_geometry ? '; ' + b.at_other_geometry + ' at geometries no member has' : '') + ')', 'muted'));
+    for (const x of b.from || [])
+      box.append(el('div', { class: 'gs-ledger-line gs-ledger-from' }, 'from ',
+        el('span', { class: 'gs-ledger-site-inline', text: x.call || 'the family\u2019s own code' }),
+        ': ' + plural(x.launches_after_captures, 'eager launch', 'eager launches') + ' after the captures, ' + usText(x.gpu_us) + ' of GPU time'));
     for (const m of b.by_member)
       box.append(el('div', { class: 'gs-ledger-line' }, 'about ' + m.runs + ' at a geometry bucket ', graphLink(k, m.graph, graphName(gs[m.graph])),
         ' has: the graph could have run'));
@@ -201,7 +210,30 @@ function graphscopeLedgerPage(h) {
         usText(w.misstamped_us) + '): launches counted, durations left out', 'note'));
     if (w.timeline && w.timeline.length) box.append(timeline(w, k));
     if (w.top && w.top.length) box.append(eagerTable(p, k, w));
+    if (w.sites) box.append(siteTable(p, k, w));
     return box;
+  }
+  // Eager work by where it was launched (the launch sites the run read).
+  function siteTable(p, k, w) {
+    const t = el('table', { class: 'grid', id: 'gs-ledger-sites-' + k });
+    t.append(el('tr', null, el('th', { class: 'num', text: 'GPU time' }), el('th', { class: 'num', text: 'launches' }),
+      el('th', { class: 'num', title: 'launches that started after the process last made a graph', text: 'after captures' }),
+      el('th', { text: 'where' }), el('th', { text: 'largest kernel or copy' })));
+    for (const x of w.sites) {
+      const where = el('td', { class: 'gs-ledger-where' }, el('span', { class: 'gs-ledger-site-inline', text: x.where || '(unknown)' }));
+      if (x.module) where.append(' (' + x.module + ')');
+      if (x.callers && x.callers.length) where.append(el('div', { class: 'muted', text: '\u2190 ' + x.callers.join(' \u2190 ') }));
+      if (x.family !== undefined && p.families[x.family])
+        where.append(el('div', { class: 'note', text: 'the code of the family at ' + p.families[x.family].site }));
+      t.append(el('tr', { class: 'gs-site-row' }, num(x, 'gpu_us', usText), num(x, 'launches'),
+        has(w, 'captures_end_s') ? num(x, 'launches_after_captures') : el('td', { class: 'num', text: '-' }), where,
+        el('td', { class: 'gs-ledger-kernel', title: x.top || '', text: x.top ? shownName({ kind: 'kernel', name: x.top }) : '' })));
+    }
+    if (w.sites_rest_launches)
+      t.append(el('tr', null, num(w, 'sites_rest_us', usText), num(w, 'sites_rest_launches'), el('td'), el('td', { class: 'muted', text: '(the rest)' }), el('td')));
+    if (w.unsited_launches)
+      t.append(el('tr', null, num(w, 'unsited_us', usText), num(w, 'unsited_launches'), el('td'), el('td', { class: 'muted', text: '(no place read for the launch)' }), el('td')));
+    return el('div', { class: 'gs-ledger-wide' }, el('div', { class: 'gs-ledger-sub', text: 'eager work by origin (where each launch was made)' }), t);
   }
   function eagerTable(p, k, w) {
     const t = el('table', { class: 'grid', id: 'gs-ledger-eager-' + k });
