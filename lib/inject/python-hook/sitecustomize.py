@@ -13,6 +13,11 @@ program. It changes nothing the program sees or prints:
   limits, distinct sizes), with the monotonic clock's time, so that the
   ledger ties each to the graph or eager stretch it caused; it prints
   nothing and changes no logger's level or other handlers;
+- PyTorch says why it records a function again (a new recording, a
+  warm-up, a check that failed) only at the debug level, which no handler
+  shows by default: on the cudagraph trees' own loggers, `debug` is
+  wrapped so that such a record, when the logger would drop it, is written
+  to graphscope's file alone; the logger then does what it always did;
 - at exit, where the program used torch.compile, it writes PyTorch's own
   cudagraph counters (torch._dynamo.utils.counters["inductor"]) there too.
 
@@ -92,6 +97,31 @@ def _graphscope_hook():
             logging.getLogger(name).addHandler(handler)
     except Exception:
         return
+
+    def keep_debug(logger):
+        # The logger's own debug, called as before after a record it would
+        # drop is written here (one it keeps reaches the handler above).
+        original = logger.debug
+
+        def debug(msg, *args, **kwargs):
+            try:
+                if not logger.isEnabledFor(logging.DEBUG):
+                    caller = sys._getframe(1)
+                    message = str(msg) % args if args else str(msg)
+                    write({"t": time.monotonic(), "pid": os.getpid(), "logger": logger.name, "level": "DEBUG",
+                           "file": caller.f_code.co_filename, "line": caller.f_lineno, "message": message[:8000]})
+            except Exception:
+                pass
+            return original(msg, *args, **kwargs)
+
+        logger.debug = debug
+
+    try:
+        for name in ["torch._inductor.cudagraph_trees", "torch._inductor.cudagraph_trees.__cudagraphs",
+                     "torch._inductor.cudagraph_trees.__perf_hints"]:
+            keep_debug(logging.getLogger(name))
+    except Exception:
+        pass
 
     def counters():
         try:
