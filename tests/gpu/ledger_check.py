@@ -10,10 +10,12 @@ batch size: the buckets were captured largest first, so in exec-graph-id
 order 32, 16, 8, 4, 2, 1); bucket 8 never replayed, with its capture time;
 every graph with capture and instantiate times; with --eager (GPU work
 recorded), the fallback estimate equals the program's eager runs of the
-model after the captures. native: the launches of every graph add up to
+model after the captures, and the fallback's call sites are the program's
+two eager calls of the model (launch sites). native: the launches of every graph add up to
 LAUNCHES. Prints "ok ..." and exits 0, or the differences and exits 1.
 """
 import json
+import os
 import sys
 
 
@@ -21,6 +23,40 @@ def fail(msgs):
     for m in msgs:
         print("FAIL " + m)
     sys.exit(1)
+
+
+def program_line(marker):
+    """The line of serving_app.py that holds marker (its eager model calls)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "torch", "serving_app.py")) as f:
+        for n, text in enumerate(f, 1):
+            if marker in text:
+                return n
+    raise SystemExit("FAIL serving_app.py has no line with %r" % marker)
+
+
+def check_sites(p, fb, counts):
+    """With launch sites: the fallback names the program's two eager calls of
+    the model (run_eager's, and main's check against eager), each with at
+    least one launch a model run after the captures, and no more than 64."""
+    bad = []
+    work = p.get("work") or {}
+    if "sites" not in work:
+        return ["no launch sites read (work.sites absent)"]
+    calls = {x["call"]: x for x in fb.get("from", [])}
+    want = {"serving_app.py:%d in run_eager" % program_line("return model(x)"): counts["eager_steps_total"],
+            "serving_app.py:%d in main" % program_line("(y - model(x))"): counts["checks"]}
+    for call, runs in want.items():
+        x = calls.get(call)
+        if not x:
+            bad.append("fallback from %s missing (has %s)" % (call, sorted(calls)))
+        elif not runs <= x["launches_after_captures"] <= 64 * runs:
+            bad.append("fallback from %s: %d launches after the captures for %d model runs"
+                       % (call, x["launches_after_captures"], runs))
+    fam_sites = [x for x in work["sites"] if x.get("family") == 0]
+    if not fam_sites:
+        bad.append("no eager site tied to the family")
+    return bad
 
 
 def main():
@@ -72,6 +108,7 @@ def main():
                        % (fb.get("runs"), want))
         if not p.get("work") or p["work"].get("graph_us", 0) <= 0:
             bad.append("no GPU time in graphs recorded")
+        bad += check_sites(p, fb, counts)
     if bad:
         fail(bad)
     print("ok serving: %d buckets, launches as replayed (%s), bucket %d never replayed%s"
