@@ -15,6 +15,8 @@
 # Metric: the program's own time of its loop (loop_s in its timing file),
 # and the whole process's wall time.
 #   bench/ledger_cost.sh GRAPHSCOPE [RUNS]
+# GS_LEDGER_APPS="eager" (or "serving"): one program only; GS_BENCH_CONFIGS
+# ("plain eager"): those arms only (plain2 always runs).
 # GS_BENCH_DRY_RUN=1: print what would run, run nothing.
 set -euo pipefail
 gs=$1; runs=${2:-3}
@@ -24,10 +26,18 @@ source "$here/pin.sh"
 q() { local s; s=$(printf '%q ' "$@"); printf '%s' "${s% }"; }
 for app in "serving_app.py --steps 3000" "eager_app.py --steps 2000"; do
   name=${app%%.py*}
+  case " ${GS_LEDGER_APPS:-serving eager} " in *" ${name%_app} "*) ;; *) continue ;; esac
   py="$(q python3 "$apps/${app%% *}") ${app#* } --timing \"\$GS_RUN_DIR/timing.json\""
   att() { printf '%s --out-dir "$GS_RUN_DIR/dump" -- %s' "$(q "$gs" "$@")" "$py"; }
   configs=("plain=$py" "capture=$(att capture --exec)" "eager=$(att capture --exec --eager)"
            "profile=$(att profile --exec -o /dev/null)")
+  if [ -n "${GS_BENCH_CONFIGS:-}" ]; then
+    kept=()
+    for c in "${configs[@]}"; do
+      case " $GS_BENCH_CONFIGS " in *" ${c%%=*} "*) kept+=("$c") ;; esac
+    done
+    configs=("${kept[@]}")
+  fi
   harness=(python3 "$here/compare.py" --rounds "$runs" --cpus "${cpus:-}" --show "^${name} counts"
            --metric "loop_s=json:timing.json:loop_s" --metric "wall_s=wall")
   echo "== $name"
