@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "graph_builder.h"
@@ -257,6 +258,14 @@ TEST_CASE("ledger: the serving loop's eager work by origin names the program's t
   const LedgerFamily& f = p.families[0];
   // The buckets' sizes as the graphs show them: 32 down to 1, captured largest first.
   CHECK(f.bucket_blocks == std::vector<uint64_t>{32, 16, 8, 4, 2, 1});
+  // The sizes it ran eager at that no bucket has: most of all the program's
+  // two fallback sizes (40, above the largest bucket; 3, the one it forgot),
+  // at least once a fallback step each; the checks add sizes of their own.
+  REQUIRE(f.uncaptured.size() >= 2);
+  std::map<uint64_t, uint64_t> eager_sizes;
+  for (const auto& [size, steps] : counts["eager_steps"].items()) eager_sizes[std::stoull(size)] = steps;
+  CHECK(std::set<uint64_t>{f.uncaptured[0].first, f.uncaptured[1].first} == std::set<uint64_t>{40, 3});
+  for (size_t i = 0; i < 2; ++i) CHECK(f.uncaptured[i].second >= eager_sizes[f.uncaptured[i].first]);
   REQUIRE(f.fallback);
   std::map<std::string, uint64_t> from;
   for (const LedgerFallback::From& x : f.fallback->from) from[x.call] = x.launches_after_captures;

@@ -259,6 +259,22 @@ void bucket_key(LedgerFamily& f, const std::vector<GraphKernels>& uses) {
   f.bucket_blocks = std::move(best_blocks);
 }
 
+// The bucket kernel's eager launches after the captures at sizes no member
+// has (LedgerFamily::uncaptured).
+void uncaptured_sizes(LedgerFamily& f, const AttachWork& w) {
+  if (f.bucket_kernel.empty() || !w.captures_end_s) return;
+  const std::set<uint64_t> members(f.bucket_blocks.begin(), f.bucket_blocks.end());
+  std::map<uint64_t, uint64_t> sizes;
+  for (const AttachWork::Group& g : w.eager) {
+    if (g.kind != "kernel" || g.name != f.bucket_kernel || !g.launches_after_captures || !g.grid[0]) continue;
+    const uint64_t blocks = uint64_t(g.grid[0]) * g.grid[1] * g.grid[2];
+    if (!members.count(blocks)) sizes[blocks] += g.launches_after_captures;
+  }
+  f.uncaptured.assign(sizes.begin(), sizes.end());
+  std::stable_sort(f.uncaptured.begin(), f.uncaptured.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+}
+
 // The process's GPU work for the ledger: eager groups by kind and name, the
 // largest first, each with a graph node that runs the same kernel.
 LedgerWork work_of(const AttachWork& w, const std::map<std::string, LedgerNodeRef, std::less<>>& node_of) {
@@ -488,6 +504,7 @@ Ledger make_ledger(const std::string& run_dir) {
       }
       if (work) f.fallback = fallback_of(f, uses, *work);
       bucket_key(f, uses);
+      if (work) uncaptured_sizes(f, *work);
     }
     if (work) {
       lp.work = work_of(*work, node_of);
@@ -670,6 +687,12 @@ std::string write_ledger_json(const Ledger& l) {
         w.key("bucket_kernel").value(f.bucket_kernel).key("bucket_blocks").begin_array();
         for (uint64_t b : f.bucket_blocks) w.value(b);
         w.end_array();
+        if (!f.uncaptured.empty()) {
+          w.key("uncaptured").begin_array();
+          for (const auto& [blocks, launches] : f.uncaptured)
+            w.begin_object().key("blocks").value(blocks).key("launches").value(launches).end_object();
+          w.end_array();
+        }
       }
       if (f.fallback) fallback_json(w, *f.fallback);
       w.end_object();

@@ -106,6 +106,10 @@ struct LedgerFamily {
   // its blocks (grid x*y*z) in each member, parallel to graphs. "" none.
   std::string bucket_kernel;
   std::vector<uint64_t> bucket_blocks;
+  // Where the run recorded its GPU work: that kernel's eager launches after
+  // the captures at block counts no member has (sizes no bucket was
+  // captured for), as (blocks, launches), most launches first.
+  std::vector<std::pair<uint64_t, uint64_t>> uncaptured;
 };
 
 /// A graph node, for an eager kernel that a graph also runs.

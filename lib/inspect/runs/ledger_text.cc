@@ -242,6 +242,14 @@ void bucket_line(const LedgerProcess& p, const LedgerFamily& f, std::string& out
             std::to_string(f.bucket_blocks[i]);
   out += "    bucket sizes as the graphs show them (blocks of " + printable(names(f.bucket_kernel)) +
          "): exec graph" + list + "\n";
+  if (f.uncaptured.empty()) return;
+  // Its eager launches after the captures at sizes no bucket has.
+  constexpr size_t kSizes = 12;
+  std::string sizes;
+  for (size_t i = 0; i < f.uncaptured.size() && i < kSizes; ++i)
+    sizes += (i ? ", " : "") + std::to_string(f.uncaptured[i].first) + " (x" + std::to_string(f.uncaptured[i].second) + ")";
+  if (f.uncaptured.size() > kSizes) sizes += " and " + std::to_string(f.uncaptured.size() - kSizes) + " more";
+  out += "    ran eager after the captures at sizes no bucket was captured for (its blocks, launches): " + sizes + "\n";
 }
 
 void family(const LedgerProcess& p, const LedgerFamily& f, std::string& out) {

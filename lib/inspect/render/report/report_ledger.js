@@ -149,6 +149,9 @@ function graphscopeLedgerPage(h) {
     if (f.bucket_kernel)
       box.append(line('bucket sizes as the graphs show them (blocks of ' + shownName({ kind: 'kernel', name: f.bucket_kernel }) + '): ' +
         f.graphs.map((i, j) => graphName(gs[i]) + ' ' + f.bucket_blocks[j]).join(', '), 'muted'));
+    if (f.uncaptured && f.uncaptured.length)
+      box.append(el('div', { class: 'gs-ledger-line gs-ledger-uncaptured' }, 'ran eager after the captures at sizes no bucket was captured for (its blocks, launches): ' +
+        f.uncaptured.map((x) => x.blocks + ' (\u00d7' + x.launches + ')').join(', ')));
     for (const i of f.never_replayed || []) {
       const g = gs[i];
       let cost = has(g, 'capture_ms') ? msText(g.capture_ms) + ' of capture' : 'capture time not recorded';
