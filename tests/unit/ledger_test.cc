@@ -246,6 +246,35 @@ TEST_CASE("ledger: the serving loop's fallbacks are the eager runs of its step t
                                   " times after its graphs were captured"));
 }
 
+TEST_CASE("ledger: each bucket is the one captured before it captured again, with what changed") {
+  // Buckets 32, 16, 8, 4, 2, 1 captured in that order (tests/data/ledger):
+  // the row kernels' grids halve from one to the next.
+  const Ledger l = make_ledger(test::data_path("ledger/serving.capture"));
+  const LedgerProcess& p = app_of(l);
+  REQUIRE(p.families.size() == 1);
+  const LedgerFamily& f = p.families[0];
+  REQUIRE(f.recaptures.size() == f.graphs.size() - 1);
+  const uint32_t sizes[] = {32, 16, 8, 4, 2, 1};
+  for (size_t k = 0; k < f.recaptures.size(); ++k) {
+    const LedgerRecapture& r = f.recaptures[k];
+    CHECK(r.previous == f.graphs[k]);
+    CHECK(r.graph == f.graphs[k + 1]);
+    bool halved = false;
+    for (const LedgerRecapture::Change& c : r.changes)
+      halved = halved || (c.field == "grid" && c.before == std::to_string(sizes[k]) + "x1x1" &&
+                          c.after == std::to_string(sizes[k + 1]) + "x1x1");
+    CHECK_MESSAGE(halved, "bucket " << sizes[k + 1] << " against " << sizes[k]);
+  }
+  CHECK(has(format_ledger(l), "    exec graph 5 is exec graph 2 captured again: "));
+  // The same in the JSON, by graph index.
+  const auto j = nlohmann::json::parse(write_ledger_json(l));
+  bool found = false;
+  for (const auto& jp : j["processes"])
+    for (const auto& jf : jp["families"])
+      if (jf.contains("recaptures")) found = jf["recaptures"].size() == f.recaptures.size();
+  CHECK(found);
+}
+
 TEST_CASE("ledger: the serving loop's eager work by origin names the program's two eager calls of its model") {
   // Recorded with launch sites (tests/data/ledger/README.md): the model runs
   // eager from run_eager (fallback steps) and from main (the checks).

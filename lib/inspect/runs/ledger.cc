@@ -505,6 +505,15 @@ Ledger make_ledger(const std::string& run_dir) {
       if (work) f.fallback = fallback_of(f, uses, *work);
       bucket_key(f, uses);
       if (work) uncaptured_sizes(f, *work);
+      // Each member against the one before it (files read again: a run's
+      // documents are not all kept in memory).
+      std::optional<GraphDocument> before;
+      for (size_t k = 0; k < f.graphs.size() && f.recaptures.size() < LedgerFamily::kRecaptures; ++k) {
+        const RunFile file = dir.resolve(run, p, f.graphs[k], RunName::file);
+        GraphDocument doc = parse_graph(dir.read(file), file.path);
+        if (before) f.recaptures.push_back(recapture_of(*before, doc, f.graphs[k - 1], f.graphs[k]));
+        before = std::move(doc);
+      }
     }
     if (work) {
       lp.work = work_of(*work, node_of);
@@ -694,6 +703,7 @@ std::string write_ledger_json(const Ledger& l) {
           w.end_array();
         }
       }
+      write_recaptures(w, f);
       if (f.fallback) fallback_json(w, *f.fallback);
       w.end_object();
     }

@@ -90,6 +90,19 @@ struct LedgerFallback {
   std::vector<From> from;
 };
 
+/// A family member against the member captured before it at the same place
+/// (diff_graphs' terms: nodes only one side has, matched nodes that launch
+/// or copy differently), the changes counted by (field, before, after).
+struct LedgerRecapture {
+  size_t graph = 0, previous = 0;  // indices into LedgerProcess::graphs
+  uint64_t added = 0, removed = 0;  // nodes only the graph has, only the previous one has
+  struct Change {
+    std::string field, before, after;  // "grid", "32x1x1", "16x1x1"
+    uint64_t nodes = 0;
+  };
+  std::vector<Change> changes;  // most nodes first
+};
+
 /// Graphs of one process captured at one place.
 struct LedgerFamily {
   std::string site;
@@ -110,6 +123,10 @@ struct LedgerFamily {
   // the captures at block counts no member has (sizes no bucket was
   // captured for), as (blocks, launches), most launches first.
   std::vector<std::pair<uint64_t, uint64_t>> uncaptured;
+  // Each member after the first against the one before it, in index order
+  // (at most kRecaptures; a member whose file is too large is left out).
+  static constexpr size_t kRecaptures = 64;
+  std::vector<LedgerRecapture> recaptures;
 };
 
 /// A graph node, for an eager kernel that a graph also runs.

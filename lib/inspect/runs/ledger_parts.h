@@ -22,4 +22,13 @@ void format_ledger_torch(const LedgerProcess& p, std::string& out);
 /// The same as the JSON object "torch".
 void write_ledger_torch(JsonWriter& w, const LedgerTorch& t);
 
+struct GraphDocument;
+
+/// Member g of a family against the member before it (ledger_recapture.cc).
+LedgerRecapture recapture_of(const GraphDocument& previous, const GraphDocument& g, size_t previous_i, size_t g_i);
+
+/// A family's re-captures as text lines, and as the JSON array "recaptures".
+void format_recaptures(const LedgerProcess& p, const LedgerFamily& f, std::string& out);
+void write_recaptures(JsonWriter& w, const LedgerFamily& f);
+
 }  // namespace graphscope

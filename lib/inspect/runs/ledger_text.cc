@@ -266,6 +266,7 @@ void family(const LedgerProcess& p, const LedgerFamily& f, std::string& out) {
   }
   out += "\n";
   bucket_line(p, f, out);
+  format_recaptures(p, f, out);
   never_replayed(p, f, out);
   for (size_t i : f.identical)
     out += "    bucket " + graph_name(p.graphs[i]) + " is identical to " +

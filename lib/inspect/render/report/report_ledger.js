@@ -149,6 +149,15 @@ function graphscopeLedgerPage(h) {
     if (f.bucket_kernel)
       box.append(line('bucket sizes as the graphs show them (blocks of ' + shownName({ kind: 'kernel', name: f.bucket_kernel }) + '): ' +
         f.graphs.map((i, j) => graphName(gs[i]) + ' ' + f.bucket_blocks[j]).join(', '), 'muted'));
+    for (const r of f.recaptures || []) {
+      const parts = [];
+      if (r.added) parts.push(plural(r.added, 'node', 'nodes') + ' more');
+      if (r.removed) parts.push(plural(r.removed, 'node', 'nodes') + ' fewer');
+      for (const c of r.changes.slice(0, 3)) parts.push(c.nodes + (c.nodes === 1 ? ' node\u2019s ' : ' nodes\u2019 ') + c.field + ' ' + c.before + ' \u2192 ' + c.after);
+      if (r.changes.length > 3) parts.push((r.changes.length - 3) + ' more');
+      box.append(el('div', { class: 'gs-ledger-line gs-ledger-recapture' }, graphLink(k, r.graph, graphName(gs[r.graph])), ' is ',
+        graphLink(k, r.previous, graphName(gs[r.previous])), ' captured again: ' + (parts.length ? parts.join(', ') : 'the same nodes, edges and launches')));
+    }
     if (f.uncaptured && f.uncaptured.length)
       box.append(el('div', { class: 'gs-ledger-line gs-ledger-uncaptured' }, 'ran eager after the captures at sizes no bucket was captured for (its blocks, launches): ' +
         f.uncaptured.map((x) => x.blocks + ' (\u00d7' + x.launches + ')').join(', ')));

@@ -1,0 +1,75 @@
+// A family's members, each against the one captured before it at the same
+// place (issue 46's re-captures: torch.compile recording a function again
+// for a new shape, a serving engine's next bucket): what diff_graphs finds,
+// counted by what changed. No CUDA header.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "../analysis/diff.h"
+#include "../core/text.h"
+#include "ledger_parts.h"
+
+namespace graphscope {
+
+LedgerRecapture recapture_of(const GraphDocument& previous, const GraphDocument& g, size_t previous_i, size_t g_i) {
+  const GraphDiff d = diff_graphs(previous, g);
+  LedgerRecapture r;
+  r.previous = previous_i, r.graph = g_i;
+  for (const NodeGroup& n : d.root.removed) r.removed += n.nodes.size();
+  for (const NodeGroup& n : d.root.added) r.added += n.nodes.size();
+  std::map<std::tuple<std::string, std::string, std::string>, uint64_t> changes;
+  for (const ChangeGroup& c : d.root.changed)
+    for (const FieldChange& f : c.changes) changes[{f.field, f.a, f.b}] += c.nodes.size();
+  for (const auto& [k, nodes] : changes) r.changes.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), nodes});
+  std::stable_sort(r.changes.begin(), r.changes.end(),
+                   [](const LedgerRecapture::Change& a, const LedgerRecapture::Change& b) { return a.nodes > b.nodes; });
+  return r;
+}
+
+namespace {
+std::string graph_label(const LedgerGraph& g) {
+  return "exec graph " + std::to_string(g.exec_graph_id) + (g.version > 1 ? " v" + std::to_string(g.version) : "");
+}
+}  // namespace
+
+void format_recaptures(const LedgerProcess& p, const LedgerFamily& f, std::string& out) {
+  constexpr size_t kShown = 8, kChanges = 3;
+  for (size_t i = 0; i < f.recaptures.size() && i < kShown; ++i) {
+    const LedgerRecapture& r = f.recaptures[i];
+    std::string line = "    " + graph_label(p.graphs[r.graph]) + " is " + graph_label(p.graphs[r.previous]) +
+                       " captured again:";
+    std::vector<std::string> parts;
+    if (r.added) parts.push_back(std::to_string(r.added) + (r.added == 1 ? " node" : " nodes") + " more");
+    if (r.removed) parts.push_back(std::to_string(r.removed) + (r.removed == 1 ? " node" : " nodes") + " fewer");
+    for (size_t k = 0; k < r.changes.size() && k < kChanges; ++k) {
+      const LedgerRecapture::Change& c = r.changes[k];
+      parts.push_back(std::to_string(c.nodes) + (c.nodes == 1 ? " node's " : " nodes' ") + printable(c.field) + " " +
+                      printable(c.before) + " -> " + printable(c.after));
+    }
+    if (r.changes.size() > kChanges)
+      parts.push_back(std::to_string(r.changes.size() - kChanges) +
+                      (r.changes.size() - kChanges == 1 ? " more change" : " more changes"));
+    if (parts.empty()) parts.push_back("the same nodes, edges and launches");
+    for (size_t k = 0; k < parts.size(); ++k) line += (k ? ", " : " ") + parts[k];
+    out += line + "\n";
+  }
+  if (f.recaptures.size() > kShown)
+    out += "    and " + std::to_string(f.recaptures.size() - kShown) + " more captured again (--json has them)\n";
+}
+
+void write_recaptures(JsonWriter& w, const LedgerFamily& f) {
+  if (f.recaptures.empty()) return;
+  w.key("recaptures").begin_array();
+  for (const LedgerRecapture& r : f.recaptures) {
+    w.begin_object().key("graph").value(uint64_t(r.graph)).key("previous").value(uint64_t(r.previous));
+    w.key("added").value(r.added).key("removed").value(r.removed).key("changes").begin_array();
+    for (const LedgerRecapture::Change& c : r.changes)
+      w.begin_object().key("field").value(c.field).key("before").value(c.before).key("after").value(c.after)
+          .key("nodes").value(c.nodes).end_object();
+    w.end_array().end_object();
+  }
+  w.end_array();
+}
+
+}  // namespace graphscope
