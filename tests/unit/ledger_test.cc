@@ -372,6 +372,31 @@ TEST_CASE("ledger: JAX's command buffers are instantiated without a capture, and
   CHECK(p.work->graph_us > 0);
 }
 
+TEST_CASE("ledger: an exec graph's versions, each against the one before, and the updates that changed nothing") {
+  // JAX's while loop (tests/data/ledger/jax.eager): exec graph 36 updated
+  // into versions 2, 3 and 4 by memcpy and kernel node setters.
+  const Ledger l = make_ledger(test::data_path("ledger/jax.eager"));
+  const LedgerProcess& p = app_of(l);
+  REQUIRE(p.updates.size() == 3);
+  for (size_t k = 0; k < 3; ++k) {
+    const LedgerUpdate& u = p.updates[k];
+    CHECK(p.graphs[u.diff.graph].exec_graph_id == 36);
+    CHECK(p.graphs[u.diff.graph].version == k + 2);
+    CHECK(p.graphs[u.diff.previous].version == k + 1);
+    CHECK(u.updated_by == std::vector<std::string>{"cuGraphExecMemcpyNodeSetParams", "cuGraphExecKernelNodeSetParams"});
+    CHECK(u.diff.added + u.diff.removed == 0);  // setters change parameters, not the topology
+  }
+  // The calls that changed nothing, one figure an exec graph, as the index counted them.
+  std::map<uint32_t, uint64_t> want;
+  const AttachIndex x = read_attach_index(test::read_data("ledger/jax.eager/pid-1770/index.json"), "index.json");
+  for (const AttachedGraph& a : x.graphs)
+    if (a.unchanged_updates) want[a.exec_graph_id] += a.unchanged_updates;
+  CHECK(std::map<uint32_t, uint64_t>(p.unchanged_updates.begin(), p.unchanged_updates.end()) == want);
+  const std::string text = format_ledger(l);
+  CHECK(has(text, "  exec graphs changed after instantiation (each version against the one before):\n"));
+  CHECK(has(text, "    exec graph 36: 6 update calls changed nothing recorded\n"));
+}
+
 TEST_CASE("ledger: where a graph was captured without Python: shared NVTX ranges, else the native function") {
   // Two kernels under "decode / step" and "decode / step / attn": the ranges both share.
   Graph g;

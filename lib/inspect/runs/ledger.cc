@@ -515,6 +515,35 @@ Ledger make_ledger(const std::string& run_dir) {
         before = std::move(doc);
       }
     }
+    // Exec graphs' versions, each against the one before it.
+    {
+      std::map<uint32_t, uint64_t> unchanged;
+      std::map<uint32_t, size_t> last;  // exec graph id -> its latest version so far
+      std::optional<GraphDocument> before;
+      size_t before_i = SIZE_MAX;
+      for (size_t i = 0; i < index.graphs.size(); ++i) {
+        const AttachedGraph& a = index.graphs[i];
+        if (a.unchanged_updates) unchanged[a.exec_graph_id] += a.unchanged_updates;
+        const auto prev = last.find(a.exec_graph_id);
+        const bool versioned = a.version > 1 && prev != last.end();
+        if (versioned && lp.updates.size() < LedgerProcess::kUpdates) {
+          auto read = [&](size_t g) {
+            const RunFile file = dir.resolve(run, p, g, RunName::file);
+            return parse_graph(dir.read(file), file.path);
+          };
+          if (before_i != prev->second) before = read(prev->second);
+          GraphDocument doc = read(i);
+          LedgerUpdate u;
+          u.diff = recapture_of(*before, doc, prev->second, i);
+          u.updated_by = a.updated_by;
+          u.not_recorded = a.not_recorded;
+          lp.updates.push_back(std::move(u));
+          before = std::move(doc), before_i = i;
+        }
+        last[a.exec_graph_id] = i;
+      }
+      lp.unchanged_updates.assign(unchanged.begin(), unchanged.end());
+    }
     if (work) {
       lp.work = work_of(*work, node_of);
       sites_of(*work, *lp.work, lp.families, code);
@@ -708,6 +737,7 @@ std::string write_ledger_json(const Ledger& l) {
       w.end_object();
     }
     w.end_array();
+    write_updates(w, p);
     if (!p.launches_missed.empty()) w.key("launches_missed").value(p.launches_missed);
     w.key("costs").begin_object();
     if (p.capture_ms) w.key("capture_ms").value(*p.capture_ms);

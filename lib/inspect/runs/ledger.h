@@ -103,6 +103,14 @@ struct LedgerRecapture {
   std::vector<Change> changes;  // most nodes first
 };
 
+/// An exec graph's version after the first (an update or a per-node setter
+/// changed it) against the version before it.
+struct LedgerUpdate {
+  LedgerRecapture diff;              // graph: this version, previous: the one before (indices into graphs)
+  std::vector<std::string> updated_by;  // the calls that made it
+  std::vector<std::string> not_recorded;  // changes its document does not show
+};
+
 /// Graphs of one process captured at one place.
 struct LedgerFamily {
   std::string site;
@@ -214,6 +222,12 @@ struct LedgerProcess {
   std::string launches_missed;    // why some may not be counted ("" none)
   std::vector<LedgerGraph> graphs;
   std::vector<LedgerFamily> families;  // of at least two graphs
+  // Exec graphs changed after instantiation: each version after the first,
+  // in index order (at most kUpdates), and per exec graph the update calls
+  // that changed nothing recorded, summed over its versions.
+  static constexpr size_t kUpdates = 256;
+  std::vector<LedgerUpdate> updates;
+  std::vector<std::pair<uint32_t, uint64_t>> unchanged_updates;  // (exec graph id, calls), by id
   // Totals over its graphs of what their entries recorded (absent: none did).
   std::optional<double> capture_ms, instantiate_ms;
   uint64_t uploads = 0;

@@ -30,5 +30,8 @@ LedgerRecapture recapture_of(const GraphDocument& previous, const GraphDocument&
 /// A family's re-captures as text lines, and as the JSON array "recaptures".
 void format_recaptures(const LedgerProcess& p, const LedgerFamily& f, std::string& out);
 void write_recaptures(JsonWriter& w, const LedgerFamily& f);
+/// A process's exec graph updates as text lines, and as the JSON member "updates".
+void format_updates(const LedgerProcess& p, std::string& out);
+void write_updates(JsonWriter& w, const LedgerProcess& p);
 
 }  // namespace graphscope

@@ -31,14 +31,12 @@ namespace {
 std::string graph_label(const LedgerGraph& g) {
   return "exec graph " + std::to_string(g.exec_graph_id) + (g.version > 1 ? " v" + std::to_string(g.version) : "");
 }
-}  // namespace
 
-void format_recaptures(const LedgerProcess& p, const LedgerFamily& f, std::string& out) {
-  constexpr size_t kShown = 8, kChanges = 3;
-  for (size_t i = 0; i < f.recaptures.size() && i < kShown; ++i) {
-    const LedgerRecapture& r = f.recaptures[i];
-    std::string line = "    " + graph_label(p.graphs[r.graph]) + " is " + graph_label(p.graphs[r.previous]) +
-                       " captured again:";
+// What changed, in words: " 3 nodes more, 4 nodes' grid 32x1x1 -> 16x1x1, ...".
+std::string changed_text(const LedgerRecapture& r) {
+  constexpr size_t kChanges = 3;
+  std::string line;
+  {
     std::vector<std::string> parts;
     if (r.added) parts.push_back(std::to_string(r.added) + (r.added == 1 ? " node" : " nodes") + " more");
     if (r.removed) parts.push_back(std::to_string(r.removed) + (r.removed == 1 ? " node" : " nodes") + " fewer");
@@ -50,9 +48,29 @@ void format_recaptures(const LedgerProcess& p, const LedgerFamily& f, std::strin
     if (r.changes.size() > kChanges)
       parts.push_back(std::to_string(r.changes.size() - kChanges) +
                       (r.changes.size() - kChanges == 1 ? " more change" : " more changes"));
-    if (parts.empty()) parts.push_back("the same nodes, edges and launches");
+    if (parts.empty()) parts.push_back("nothing diff compares changed (argument values and addresses are not compared)");
     for (size_t k = 0; k < parts.size(); ++k) line += (k ? ", " : " ") + parts[k];
-    out += line + "\n";
+  }
+  return line;
+}
+
+void write_diff(JsonWriter& w, const LedgerRecapture& r) {
+  w.key("graph").value(uint64_t(r.graph)).key("previous").value(uint64_t(r.previous));
+  w.key("added").value(r.added).key("removed").value(r.removed).key("changes").begin_array();
+  for (const LedgerRecapture::Change& c : r.changes)
+    w.begin_object().key("field").value(c.field).key("before").value(c.before).key("after").value(c.after)
+        .key("nodes").value(c.nodes).end_object();
+  w.end_array();
+}
+
+}  // namespace
+
+void format_recaptures(const LedgerProcess& p, const LedgerFamily& f, std::string& out) {
+  constexpr size_t kShown = 8;
+  for (size_t i = 0; i < f.recaptures.size() && i < kShown; ++i) {
+    const LedgerRecapture& r = f.recaptures[i];
+    out += "    " + graph_label(p.graphs[r.graph]) + " is " + graph_label(p.graphs[r.previous]) + " captured again:" +
+           changed_text(r) + "\n";
   }
   if (f.recaptures.size() > kShown)
     out += "    and " + std::to_string(f.recaptures.size() - kShown) + " more captured again (--json has them)\n";
@@ -62,13 +80,53 @@ void write_recaptures(JsonWriter& w, const LedgerFamily& f) {
   if (f.recaptures.empty()) return;
   w.key("recaptures").begin_array();
   for (const LedgerRecapture& r : f.recaptures) {
-    w.begin_object().key("graph").value(uint64_t(r.graph)).key("previous").value(uint64_t(r.previous));
-    w.key("added").value(r.added).key("removed").value(r.removed).key("changes").begin_array();
-    for (const LedgerRecapture::Change& c : r.changes)
-      w.begin_object().key("field").value(c.field).key("before").value(c.before).key("after").value(c.after)
-          .key("nodes").value(c.nodes).end_object();
-    w.end_array().end_object();
+    w.begin_object();
+    write_diff(w, r);
+    w.end_object();
   }
+  w.end_array();
+}
+
+void format_updates(const LedgerProcess& p, std::string& out) {
+  if (p.updates.empty() && p.unchanged_updates.empty()) return;
+  constexpr size_t kShown = 12;
+  out += "  exec graphs changed after instantiation (each version against the one before):\n";
+  for (size_t i = 0; i < p.updates.size() && i < kShown; ++i) {
+    const LedgerUpdate& u = p.updates[i];
+    std::string by;
+    for (size_t k = 0; k < u.updated_by.size(); ++k) by += (k ? ", " : "") + printable(u.updated_by[k]);
+    out += "    " + graph_label(p.graphs[u.diff.graph]) + (by.empty() ? "" : " (" + by + ")") + ":" + changed_text(u.diff) +
+           "\n";
+    for (const std::string& n : u.not_recorded) out += "      not recorded: " + printable(n) + "\n";
+  }
+  if (p.updates.size() > kShown)
+    out += "    and " + std::to_string(p.updates.size() - kShown) + " more versions (--json has them)\n";
+  // Updates that changed nothing: one line an exec graph, however many.
+  for (const auto& [id, calls] : p.unchanged_updates)
+    out += "    exec graph " + std::to_string(id) + ": " + std::to_string(calls) +
+           (calls == 1 ? " update call" : " update calls") + " changed nothing recorded\n";
+}
+
+void write_updates(JsonWriter& w, const LedgerProcess& p) {
+  if (p.updates.empty() && p.unchanged_updates.empty()) return;
+  w.key("updates").begin_array();
+  for (const LedgerUpdate& u : p.updates) {
+    w.begin_object();
+    write_diff(w, u.diff);
+    w.key("updated_by").begin_array();
+    for (const std::string& s : u.updated_by) w.value(s);
+    w.end_array();
+    if (!u.not_recorded.empty()) {
+      w.key("not_recorded").begin_array();
+      for (const std::string& s : u.not_recorded) w.value(s);
+      w.end_array();
+    }
+    w.end_object();
+  }
+  w.end_array();
+  w.key("unchanged_updates").begin_array();
+  for (const auto& [id, calls] : p.unchanged_updates)
+    w.begin_object().key("exec_graph_id").value(uint64_t(id)).key("calls").value(calls).end_object();
   w.end_array();
 }
 

@@ -423,6 +423,7 @@ std::string format_ledger(const Ledger& l) {
       if (p.graphs[i].identical_to && !in_family[i])
         out += "  " + graph_name(p.graphs[i]) + " is identical to " +
                graph_name(p.graphs[*p.graphs[i].identical_to]) + ": one executable graph would have done\n";
+    format_updates(p, out);
     if (p.work) work(p, *p.work, out);
     format_ledger_torch(p, out);
   }

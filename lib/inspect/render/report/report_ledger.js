@@ -130,6 +130,28 @@ function graphscopeLedgerPage(h) {
     return box;
   }
 
+  // What changed between two captures or versions, as the text says it.
+  function changedText(r) {
+    const parts = [];
+    if (r.added) parts.push(plural(r.added, 'node', 'nodes') + ' more');
+    if (r.removed) parts.push(plural(r.removed, 'node', 'nodes') + ' fewer');
+    for (const c of r.changes.slice(0, 3)) parts.push(c.nodes + (c.nodes === 1 ? ' node\u2019s ' : ' nodes\u2019 ') + c.field + ' ' + c.before + ' \u2192 ' + c.after);
+    if (r.changes.length > 3) parts.push((r.changes.length - 3) + ' more');
+    return parts.length ? parts.join(', ') : 'nothing diff compares changed (argument values and addresses are not compared)';
+  }
+  // Exec graphs changed after instantiation.
+  function updates(p, k) {
+    const box = el('div', { class: 'gs-ledger-updates' }, el('div', { class: 'gs-ledger-sub', text: 'exec graphs changed after instantiation' }));
+    for (const u of p.updates || []) {
+      box.append(el('div', { class: 'gs-ledger-line gs-ledger-update' }, graphLink(k, u.graph, graphName(p.graphs[u.graph])),
+        (u.updated_by.length ? ' (' + u.updated_by.join(', ') + ')' : '') + ' against ', graphLink(k, u.previous, graphName(p.graphs[u.previous])), ': ' + changedText(u)));
+      for (const n of u.not_recorded || []) box.append(line('not recorded: ' + n, 'note'));
+    }
+    for (const x of p.unchanged_updates || [])
+      box.append(line('exec graph ' + x.exec_graph_id + ': ' + plural(x.calls, 'update call', 'update calls') + ' changed nothing recorded', 'muted'));
+    return box;
+  }
+
   // ---- families: graphs captured at one place (a serving engine's buckets)
   function family(p, k, f, fi) {
     const gs = p.graphs;
@@ -150,13 +172,8 @@ function graphscopeLedgerPage(h) {
       box.append(line('bucket sizes as the graphs show them (blocks of ' + shownName({ kind: 'kernel', name: f.bucket_kernel }) + '): ' +
         f.graphs.map((i, j) => graphName(gs[i]) + ' ' + f.bucket_blocks[j]).join(', '), 'muted'));
     for (const r of f.recaptures || []) {
-      const parts = [];
-      if (r.added) parts.push(plural(r.added, 'node', 'nodes') + ' more');
-      if (r.removed) parts.push(plural(r.removed, 'node', 'nodes') + ' fewer');
-      for (const c of r.changes.slice(0, 3)) parts.push(c.nodes + (c.nodes === 1 ? ' node\u2019s ' : ' nodes\u2019 ') + c.field + ' ' + c.before + ' \u2192 ' + c.after);
-      if (r.changes.length > 3) parts.push((r.changes.length - 3) + ' more');
       box.append(el('div', { class: 'gs-ledger-line gs-ledger-recapture' }, graphLink(k, r.graph, graphName(gs[r.graph])), ' is ',
-        graphLink(k, r.previous, graphName(gs[r.previous])), ' captured again: ' + (parts.length ? parts.join(', ') : 'the same nodes, edges and launches')));
+        graphLink(k, r.previous, graphName(gs[r.previous])), ' captured again: ' + changedText(r)));
     }
     if (f.uncaptured && f.uncaptured.length)
       box.append(el('div', { class: 'gs-ledger-line gs-ledger-uncaptured' }, 'ran eager after the captures at sizes no bucket was captured for (its blocks, launches): ' +
@@ -427,6 +444,7 @@ function graphscopeLedgerPage(h) {
         box.append(el('div', { class: 'gs-ledger-line' }, graphLink(k, i, graphName(g)), ' is identical to ',
           graphLink(k, g.identical_to, graphName(p.graphs[g.identical_to])), ': one executable graph would have done'));
     });
+    if ((p.updates && p.updates.length) || (p.unchanged_updates && p.unchanged_updates.length)) box.append(updates(p, k));
     if (p.work) box.append(work(p, k));
     if (p.torch) box.append(torchRecords(p, k));
     return box;
