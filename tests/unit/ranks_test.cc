@@ -392,3 +392,40 @@ TEST_CASE("the page's ranks section holds the numbers of graphscope ranks --json
   CHECK(extra["first_difference"]["rank"] == 1);
   CHECK(extra["result"] == "1 graph differs (rank 1 against rank 0)");
 }
+
+TEST_CASE("a killed job's directory without its run index is read from the ranks' own indexes") {
+  // tests/data/ranks/r_act (two H200s, ReLU against GELU) as a hung job
+  // killed before graphscope's launcher wrote index.json leaves it.
+  char tmpl[] = "/tmp/gs_ranks_killed.XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const fs::path dir = tmpl;
+  fs::copy(test::data_path("ranks/r_act"), dir, fs::copy_options::recursive);
+  fs::remove(dir / "index.json");
+  const AttachRun run = RunDirectory(dir.string()).read_index();
+  CHECK(run.recovered);
+  REQUIRE(run.processes.size() == 3);
+  CHECK(run.processes[0].dir == "rank-0");
+  CHECK(run.processes[1].dir == "rank-1");
+  CHECK(run.processes[2].dir == "pid-807");
+  const RanksResult r = compare_ranks(dir.string());
+  REQUIRE(r.first_difference);
+  CHECK(r.first_difference->rank == 1);
+  REQUIRE_FALSE(r.notes.empty());
+  CHECK(r.notes[0].find("no index.json: graphscope's launcher did not finish") == 0);
+  // A rank whose index was cut short by the kill: said, and the ranks too few.
+  write_output((dir / "rank-1" / "index.json").string(), "{\"schema\": \"graphscope.attach/1\", \"pid\": 8");
+  try {
+    compare_ranks(dir.string());
+    FAIL("a run with one readable rank was compared");
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("1 ranked process (no index.json; unreadable: ") != std::string::npos);
+    CHECK(what.find("rank-1/index.json") != std::string::npos);
+  }
+  // No process index at all: not a run.
+  fs::remove_all(dir / "rank-0");
+  fs::remove_all(dir / "rank-1");
+  fs::remove_all(dir / "pid-807");
+  CHECK_THROWS_WITH_AS(RunDirectory(dir.string()).read_index(), doctest::Contains("it has no index.json"), Error);
+  fs::remove_all(dir);
+}

@@ -178,6 +178,27 @@ TEST_CASE("a FIFO as a graph file or as index.json is refused without blocking")
           return why == index + " (is a FIFO, not a regular file)" ? 0 : 1;
         }) == 0);
   fs::remove(index);
+  // Without index.json the processes' own indexes make the run (a killed
+  // job's directory); a FIFO among them is said, never opened.
+  CHECK(RunDirectory(c.run.string()).read_index().recovered);
+  const fs::path process_index = c.run / "rank-0" / "index.json";
+  fs::remove(process_index);
+  REQUIRE(::mkfifo(process_index.c_str(), 0600) == 0);
+  CHECK(in_child([&] {
+          std::string said;
+          try {
+            for (const std::string& n : RunDirectory(c.run.string()).read_index().recovery_notes) said += n + "\n";
+          } catch (const Error& e) {
+            said = e.what();
+          }
+          return said.find("rank-0/index.json is a FIFO, not a regular file") != std::string::npos ||
+                         said.find("no process index") != std::string::npos
+                     ? 0
+                     : 1;
+        }) == 0);
+  // No process directory either: not a run.
+  for (const auto& e : fs::directory_iterator(c.run))
+    if (e.is_directory() || e.is_fifo()) fs::remove_all(e.path());
   CHECK(refusal([&] { RunDirectory(c.run.string()).read_index(); }) ==
         c.run.string() + " (not an --exec output directory: it has no index.json)");
 }

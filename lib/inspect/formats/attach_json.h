@@ -209,6 +209,11 @@ struct AttachRun {
     AttachIndex index;
   };
   std::vector<Process> processes;  // ranked ones first by rank, then by pid
+  // Not in the document: the run directory had no index.json (its launcher
+  // did not finish: a hung job killed) and the processes were read from
+  // their own indexes (RunDirectory::read_index); what that left unknown.
+  bool recovered = false;
+  std::vector<std::string> recovery_notes;
 };
 
 /// The process index as JSON (ends with a newline).

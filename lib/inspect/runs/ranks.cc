@@ -368,16 +368,23 @@ RanksResult compare_ranks(const AttachRun& run, const RunDirectory& dir, RunTrac
   const std::string& run_dir = dir.dir();
   RanksResult r;
   r.run_dir = run_dir;
+  for (const std::string& n : run.recovery_notes) r.notes.push_back(n);
   std::vector<const AttachRun::Process*> ranked;
   for (const auto& p : run.processes) {
     if (p.index.rank) ranked.push_back(&p);
     else if (!p.index.graphs.empty())  // a launcher without graphs (torchrun's agent) needs no word
       r.notes.push_back("pid " + std::to_string(p.index.pid) + " (" + p.dir + ") has no rank: its graphs are left out");
   }
-  if (ranked.size() < 2)
+  if (ranked.size() < 2) {
+    // A killed job's directory: what could not be read is why.
+    std::string missing;
+    for (size_t i = 1; i < run.recovery_notes.size() && missing.size() < 400; ++i)
+      missing += "; " + run.recovery_notes[i];
     throw Error(ExitCode::bad_input, run_dir,
                 std::to_string(ranked.size()) + " ranked process" + (ranked.size() == 1 ? "" : "es") +
+                    (run.recovered ? " (no index.json" + missing + ")" : "") +
                     "; ranks needs two or more: run the job under torchrun, mpirun or srun with --exec");
+  }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto* a, const auto* b) { return a->index.rank->rank < b->index.rank->rank; });
   for (size_t i = 1; i < ranked.size(); ++i)

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -113,13 +114,93 @@ RunDirectory::RunDirectory(std::string dir) : dir_(std::move(dir)) {
   std::free(real);
 }
 
+namespace {
+
+// A process directory's name: rank-R, rank-R.pid-PID or pid-PID; the rank
+// (-1 none) and pid, for the order the run index keeps.
+bool process_dir(const std::string& n, int64_t& rank, int64_t& pid) {
+  auto digits = [&](size_t at, size_t& end) {
+    end = at;
+    while (end < n.size() && end - at < 18 && n[end] >= '0' && n[end] <= '9') ++end;
+    return end > at ? std::stoll(n.substr(at, end - at)) : -1;
+  };
+  size_t end = 0;
+  rank = -1, pid = -1;
+  if (n.rfind("rank-", 0) == 0) {
+    rank = digits(5, end);
+    if (rank < 0) return false;
+    if (end == n.size()) return true;
+    if (n.compare(end, 5, ".pid-") != 0) return false;
+    pid = digits(end + 5, end);
+    return pid >= 0 && end == n.size();
+  }
+  if (n.rfind("pid-", 0) != 0) return false;
+  pid = digits(4, end);
+  return pid >= 0 && end == n.size();
+}
+
+}  // namespace
+
 AttachRun RunDirectory::read_index() const {
   Resolved r = resolve_in(real_, real_, "index.json", index_path_, false);
-  if (r.why.rfind("does not exist", 0) == 0)
-    throw Error(ExitCode::bad_input, dir_, "not an --exec output directory: it has no index.json");
+  if (r.why.rfind("does not exist", 0) == 0) return recover_index();
   if (!r.why.empty()) throw Error(ExitCode::bad_input, index_path_, r.why);
   r.file.entry = "index.json";
   return read_attach_run(read(r.file), index_path_);
+}
+
+AttachRun RunDirectory::recover_index() const {
+  struct Found {
+    int64_t rank, pid;
+    std::string name;
+  };
+  std::vector<Found> dirs;
+  std::error_code ec;
+  size_t seen = 0;
+  for (fs::directory_iterator it(real_, ec), end; !ec && it != end && seen < 100000; it.increment(ec), ++seen) {
+    const std::string n = it->path().filename().string();
+    Found f{-1, -1, n};
+    if (process_dir(n, f.rank, f.pid)) dirs.push_back(std::move(f));
+  }
+  std::sort(dirs.begin(), dirs.end(), [](const Found& a, const Found& b) {
+    if ((a.rank < 0) != (b.rank < 0)) return a.rank >= 0;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.pid != b.pid) return a.pid < b.pid;
+    return a.name < b.name;
+  });
+  AttachRun run;
+  run.recovered = true;
+  run.exit_code = -1;
+  for (const Found& f : dirs) {
+    const Resolved x = resolve_in(real_, real_, f.name + "/index.json", fs::path(dir_) / f.name / "index.json", false);
+    if (!x.why.empty()) {
+      run.recovery_notes.push_back(f.name + "/index.json " + x.why);
+      continue;
+    }
+    try {
+      AttachRun::Process p;
+      p.dir = f.name;
+      p.index = read_attach_index(read(x.file), x.file.path);
+      if (!p.index.complete)
+        run.recovery_notes.push_back(f.name + " did not finish (its index was last written before its exit handlers "
+                                              "ran: graphs made later are not in it)");
+      run.profile = run.profile || p.index.profiling;
+      if (run.command.empty()) run.command = p.index.command_line;
+      run.processes.push_back(std::move(p));
+    } catch (const Error& e) {
+      run.recovery_notes.push_back(std::string("unreadable: ") + e.what());
+    }
+  }
+  if (run.processes.empty())
+    throw Error(ExitCode::bad_input, dir_,
+                "not an --exec output directory: it has no index.json" +
+                    std::string(dirs.empty() ? "" : ", and no process index of its " + std::to_string(dirs.size()) +
+                                                         " process directories could be read"));
+  run.recovery_notes.insert(run.recovery_notes.begin(),
+                            "no index.json: graphscope's launcher did not finish (the job was killed?); read from " +
+                                std::to_string(run.processes.size()) + " process " +
+                                (run.processes.size() == 1 ? "index" : "indexes"));
+  return run;
 }
 
 void RunDirectory::refuse(const std::string& entry, const std::string& name, const std::string& why) const {

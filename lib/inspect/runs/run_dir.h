@@ -47,8 +47,12 @@ class RunDirectory {
 
   /// Reads RUN_DIR/index.json (graphscope.attach-run/1): a regular file
   /// inside the run directory, read without blocking. Throws
-  /// Error(bad_input) naming it when it is missing, of another type or
-  /// malformed.
+  /// Error(bad_input) naming it when it is of another type or malformed.
+  /// Without one (a job killed before graphscope's launcher wrote it), the
+  /// processes' own indexes (rank-R/, rank-R.pid-PID/, pid-PID/index.json,
+  /// resolved as any file of the run) make the run, `recovered`, with a note
+  /// per index that could not be read and per process that did not finish;
+  /// without any, Error(bad_input) "not an --exec output directory".
   AttachRun read_index() const;
 
   /// The file processes[process].graphs[graph] names under `name`, resolved
@@ -74,6 +78,7 @@ class RunDirectory {
   std::string read(const RunFile& f) const;
 
  private:
+  AttachRun recover_index() const;
   // name, the value of the index's key `entry`, under the directory `base`
   // (real, inside the run directory); `directory`: what it must resolve to.
   RunFile resolve_name(const std::string& base, const std::string& shown_base, const std::string& name,
