@@ -116,6 +116,7 @@ int run_child(const AttachOptions& o, const std::string& library) {
   c.profile = o.profile;
   c.origins = !o.no_origins;
   c.eager = o.eager;
+  c.liveness = o.liveness;
   c.skip_replays = o.skip_replays;
   c.replays = o.replays;
   c.threshold_us = o.threshold_us;
@@ -341,6 +342,11 @@ void add_attach_options(CLI::App& sub, bool& exec, AttachOptions& o, bool idle_o
                                  "(a record per graph replay and per eager kernel or copy; graphscope then stays "
                                  "attached); profile --exec records it always");
   if (!idle_options) eager_opt->group("");
+  sub.add_option("--liveness", o.liveness,
+                 "--exec: check each replay's inputs for memory freed since its graph was captured (the "
+                 "driver's frees and PyTorch's caching allocator's): off, report (the default: in the ledger) "
+                 "or error (such a launch fails with cudaErrorIllegalState, where the preload library sees it)")
+      ->check(CLI::IsMember({"off", "report", "error"}));
   sub.add_flag("--no-origins", o.no_origins,
                "Do not record where each node came from (NVTX ranges, Python file:line and module, native frame)");
 }

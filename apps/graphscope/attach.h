@@ -25,6 +25,7 @@ struct AttachOptions {
   bool profile = false;
   bool no_origins = false;  // --no-origins (workloads too)
   bool eager = false;       // --eager: the run's GPU work outside graphs (capture --exec)
+  std::string liveness = "report";  // --liveness: off, report, error
   uint32_t skip_replays = 1, replays = 20;
   double threshold_us = 5, tolerance_us = 2;
   std::string report = "-";  // profile: where the reports of all processes go

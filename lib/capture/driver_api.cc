@@ -27,6 +27,9 @@ DriverApi load() {
   resolve("cuGraphNodeGetType", 12000, &api.graph_node_get_type);
   resolve("cuGraphNodeGetDependencies", 12030, &api.graph_node_get_dependencies);
   resolve("cuGraphKernelNodeGetAttribute", 12000, &api.graph_kernel_node_get_attribute);
+  resolve("cuFuncGetParamInfo", 12040, &api.func_get_param_info);
+  resolve("cuKernelGetParamInfo", 12040, &api.kernel_get_param_info);
+  resolve("cuGetErrorName", 12000, &api.get_error_name);
   if (api.driver_version >= 13010) {
     resolve("cuGraphNodeGetLocalId", 13010, &api.graph_node_get_local_id);
     resolve("cuGraphNodeGetToolsId", 13010, &api.graph_node_get_tools_id);

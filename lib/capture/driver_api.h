@@ -20,6 +20,10 @@ struct DriverApi {
   CUresult (*graph_node_get_type)(CUgraphNode, CUgraphNodeType*) = nullptr;
   CUresult (*graph_node_get_dependencies)(CUgraphNode, CUgraphNode*, CUgraphEdgeData*, size_t*) = nullptr;
   CUresult (*graph_kernel_node_get_attribute)(CUgraphNode, CUkernelNodeAttrID, CUkernelNodeAttrValue*) = nullptr;
+  // CUDA 12.4: a kernel's argument layout (offset and size of each).
+  CUresult (*func_get_param_info)(CUfunction, size_t, size_t*, size_t*) = nullptr;
+  CUresult (*kernel_get_param_info)(CUkernel, size_t, size_t*, size_t*) = nullptr;
+  CUresult (*get_error_name)(CUresult, const char**) = nullptr;
   // CUDA 13.1: graph and node ids without CUPTI. Null on older drivers.
   CUresult (*graph_node_get_local_id)(CUgraphNode, unsigned int*) = nullptr;
   CUresult (*graph_node_get_tools_id)(CUgraphNode, unsigned long long*) = nullptr;

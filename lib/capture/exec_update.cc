@@ -40,6 +40,10 @@ void kernel_update(NodeUpdate& u, const K* p, CUkernel kern) {
   if (!p) return;
   kernel_update(u, p->func, kern, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ,
                 p->sharedMemBytes);
+  // The new arguments, where the driver lays them out.
+  std::string buf;
+  if (const ParamLayout* l = param_layout(p->func, kern))
+    if (read_arguments(*l, p->kernelParams, p->extra, buf)) u.kernel->args = kernel_args(*l, buf);
 }
 
 char side(CUmemorytype t, const void* host, CUdeviceptr dev) {
@@ -124,9 +128,10 @@ const std::vector<CUpti_CallbackId>& exec_change_callbacks() {
   return ids;
 }
 
-std::optional<ExecChange> exec_change(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
-  if (!cb || cb->callbackSite != CUPTI_API_EXIT || !cb->functionParams || !cb->functionReturnValue) return std::nullopt;
-  if (*static_cast<const CUresult*>(cb->functionReturnValue) != CUDA_SUCCESS) return std::nullopt;
+namespace {
+
+// What the call asked to change, whether or not the driver did.
+std::optional<ExecChange> read_change(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   ExecChange c;
   NodeUpdate u;
   u.call = cb->functionName ? cb->functionName : "?";
@@ -250,6 +255,59 @@ std::optional<ExecChange> exec_change(CUpti_CallbackId cbid, const CUpti_Callbac
   }
   c.node = std::move(u);
   return c;
+}
+
+}  // namespace
+
+std::optional<ExecChange> exec_change(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+  if (!cb || cb->callbackSite != CUPTI_API_EXIT || !cb->functionParams || !cb->functionReturnValue) return std::nullopt;
+  if (*static_cast<const CUresult*>(cb->functionReturnValue) != CUDA_SUCCESS) return std::nullopt;
+  return read_change(cbid, cb);
+}
+
+const char* update_result_name(CUgraphExecUpdateResult r) {
+  switch (r) {
+    case CU_GRAPH_EXEC_UPDATE_SUCCESS: return "CU_GRAPH_EXEC_UPDATE_SUCCESS";
+    case CU_GRAPH_EXEC_UPDATE_ERROR: return "CU_GRAPH_EXEC_UPDATE_ERROR";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED: return "CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE:
+      return "CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE";
+    case CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED: return "CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED";
+  }
+  return nullptr;
+}
+
+std::optional<ExecFailure> exec_failure(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+  if (!cb || cb->callbackSite != CUPTI_API_EXIT || !cb->functionParams || !cb->functionReturnValue) return std::nullopt;
+  const CUresult e = *static_cast<const CUresult*>(cb->functionReturnValue);
+  if (e == CUDA_SUCCESS) return std::nullopt;
+  std::optional<ExecChange> c = read_change(cbid, cb);
+  if (!c) return std::nullopt;
+  ExecFailure f;
+  f.exec = c->exec;
+  f.call = cb->functionName ? cb->functionName : "?";
+  f.error = e;
+  if (c->node) f.from_node = reinterpret_cast<CUgraphNode>(uintptr_t(c->node->node));
+  if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2) {
+    const auto& p = params<cuGraphExecUpdate_v2_params>(cb);
+    f.offered = p.hGraph;
+    if (const CUgraphExecUpdateResultInfo* info = p.resultInfo) {
+      f.result = info->result;
+      f.has_result = true;
+      f.node = info->errorNode;
+      f.from_node = info->errorFromNode;
+    }
+  } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate) {
+    const auto& p = params<cuGraphExecUpdate_params>(cb);
+    f.offered = p.hGraph;
+    if (p.updateResult_out) f.result = *p.updateResult_out, f.has_result = true;
+    if (p.hErrorNode_out) f.node = *p.hErrorNode_out;
+  }
+  return f;
 }
 
 }  // namespace graphscope::capture

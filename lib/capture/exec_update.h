@@ -10,6 +10,7 @@
 #include <cupti.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "inspect/model/exec_update.h"
@@ -29,5 +30,27 @@ struct ExecChange {
 /// The change a callback reports: nullopt for other callbacks, for the
 /// call's entry, and for calls that failed (they change nothing).
 std::optional<ExecChange> exec_change(CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
+
+/// A call that changes an exec graph and failed: the driver's error, and
+/// for cuGraphExecUpdate its result and the nodes it names (errorNode, of
+/// the offered graph; errorFromNode, of the exec graph). A setter's node is
+/// from_node.
+struct ExecFailure {
+  CUgraphExec exec = nullptr;
+  CUgraph offered = nullptr;
+  std::string call;
+  CUresult error = CUDA_SUCCESS;
+  bool has_result = false;
+  CUgraphExecUpdateResult result = CU_GRAPH_EXEC_UPDATE_SUCCESS;
+  CUgraphNode node = nullptr, from_node = nullptr;
+};
+
+/// The failure a callback reports: nullopt for other callbacks, entries,
+/// and calls that succeeded.
+std::optional<ExecFailure> exec_failure(CUpti_CallbackId cbid, const CUpti_CallbackData* cb);
+
+/// "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED"; null for a value this
+/// version does not know.
+const char* update_result_name(CUgraphExecUpdateResult r);
 
 }  // namespace graphscope::capture

@@ -77,6 +77,10 @@ class OriginRecorder {
   /// the thread lacks the GIL). Module paths are the first launch's at that
   /// place (code run for every layer of a model is one place). Never throws.
   uint32_t launch_site(uint64_t what) noexcept;
+  /// The same, `what` asked of what_of only on a thread without Python
+  /// frames to key by (an allocation's return addresses, say: unwinding a
+  /// Python thread's stack at every allocation would be paid for nothing).
+  uint32_t launch_site(uint64_t (*what_of)()) noexcept;
   /// The origin of each place launch_site() gave (index id - 1; native
   /// frames symbolized now; null where nothing was known).
   std::vector<std::shared_ptr<const Origin>> launch_sites();
@@ -145,6 +149,7 @@ class OriginRecorder {
   struct Impl;
 
  private:
+  uint32_t site(uint64_t what, uint64_t (*what_of)()) noexcept;
   OriginRecorder();
   Impl* impl_;
 };

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <cstddef>
+#include <cstring>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -116,6 +117,10 @@ struct RawNode {
   uint32_t shared = 0;
   Dim3 cluster;
   bool have_cluster = false;
+  // Its argument buffer as the driver laid it out (layout: offset and size
+  // of each argument), when the driver gave both.
+  const ParamLayout* layout = nullptr;
+  std::string arg_buf;
   // Into the level's premade nodes and child graphs (QueriedLevel).
   uint32_t premade = UINT32_MAX, child = UINT32_MAX;
 };
@@ -167,6 +172,12 @@ std::shared_ptr<const KernelName> kept_kernel_name(const void* handle, const cha
   if (kept->size() < (size_t(1) << 16)) (*kept)[handle] = kn;
   return kn;
 }
+
+}  // namespace
+
+NodeType node_type_of(CUgraphNodeType t) { return map_type(static_cast<cudaGraphNodeType>(t)); }
+
+namespace {
 
 // Graph and node ids read from cudaGraphDebugDotPrint: the fallback when
 // CUPTI cannot be used because another tool (compute-sanitizer, Nsight, a
@@ -534,6 +545,7 @@ class Walker {
       r.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
       r.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
       r.shared = p.sharedMemBytes;
+      if (opt_.details) arguments(r, p);
     } else {
       // No driver entry point: the runtime's view (names of runtime kernels only).
       cudaKernelNodeParams rp{};
@@ -564,6 +576,20 @@ class Walker {
     }
   }
 
+  // A kernel's argument layout, once per walk and function (param_layout
+  // keeps it for the process).
+  const ParamLayout* layout(CUfunction f, CUkernel k) {
+    const void* key = f ? static_cast<const void*>(f) : static_cast<const void*>(k);
+    auto it = layouts_.find(key);
+    if (it != layouts_.end()) return it->second;
+    return layouts_[key] = param_layout(f, k);
+  }
+
+  void arguments(RawNode& r, const CUDA_KERNEL_NODE_PARAMS& p) {
+    const ParamLayout* l = layout(p.func, p.kern);
+    if (l && read_arguments(*l, p.kernelParams, p.extra, r.arg_buf)) r.layout = l;
+  }
+
   // Without the driver's parameters: the runtime's name of its own kernels.
   static std::string runtime_kernel_name(const RawNode& r) {
     const char* name = nullptr;
@@ -583,6 +609,7 @@ class Walker {
     k.shared_mem_bytes = r.shared;
     if (r.have_cluster) k.cluster = r.cluster;
     if (opt_.handles && r.func) k.function_handle = reinterpret_cast<uintptr_t>(r.func);
+    if (r.layout) k.args = kernel_args(*r.layout, r.arg_buf);
     node.kernel = std::move(k);
   }
 
@@ -650,6 +677,7 @@ class Walker {
   cudaGraph_t root_;
   DotIds dot_;
   std::unordered_map<const void*, std::shared_ptr<const KernelName>> names_;
+  std::unordered_map<const void*, const ParamLayout*> layouts_;
   bool has_conditional_ = false;
 };
 

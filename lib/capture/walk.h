@@ -5,12 +5,14 @@
 // application (no synchronization, no allocation).
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "inspect/model/graph.h"
@@ -68,6 +70,23 @@ std::optional<uint32_t> exec_graph_id(cudaGraphExec_t exec);
 /// renumbered by instantiation with no API to say how: their tools_id stays
 /// null (records of them must be reported as unmatched, never guessed).
 void assign_exec_ids(GraphDocument& doc, uint32_t exec_id);
+
+/// A kernel's argument layout: (offset, size) of each argument, as the
+/// driver gives it (cuFuncGetParamInfo, cuKernelGetParamInfo), kept for the
+/// process by its function or kernel handle. Null when the driver has no
+/// such call or refused it.
+using ParamLayout = std::vector<std::pair<uint32_t, uint32_t>>;
+const ParamLayout* param_layout(CUfunction f, CUkernel k);
+/// A launch's argument buffer laid out as l says, from its kernelParams (a
+/// pointer per argument) or its extra (CU_LAUNCH_PARAM_BUFFER_POINTER);
+/// false when neither holds them.
+bool read_arguments(const ParamLayout& l, void** params, void** extra, std::string& out);
+/// The arguments of such a buffer, their values as KernelArg writes them
+/// and their bytes (raw).
+std::vector<KernelArg> kernel_args(const ParamLayout& l, const std::string& buf);
+
+/// The model's type of a driver node type.
+NodeType node_type_of(CUgraphNodeType t);
 
 /// 'D' for device or managed memory, 'H' otherwise (host, unknown, null):
 /// a copy's side where its kind does not say.

@@ -33,15 +33,18 @@ namespace graphscope::inject::internal {
 
 // A walked graph's index entry and document. Under m_.
 void Injection::dump_walked(CUgraphExec exec, uint32_t exec_id, const std::optional<DeviceInfo>& device,
-                            capture::QueriedGraph&& q, std::vector<uint64_t>&& handles) {
+                            capture::QueriedGraph&& q, std::vector<uint64_t>&& handles, uint64_t since) {
   if (session_->skip_after_walk(exec_id, q.nodes())) {
     write_index();
     return;
   }
-  auto finish_doc = [exec_id, device](GraphDocument&& d) {
+  // The document, and its addresses watched for liveness (on the writer
+  // thread, once made).
+  auto finish_doc = [this, exec, exec_id, device, since](GraphDocument&& d) {
     capture::assign_exec_ids(d, exec_id);
     d.name = "exec" + std::to_string(exec_id);
     d.device = device;
+    watch_document(exec, exec_id, d, since);
     return std::make_shared<const GraphDocument>(std::move(d));
   };
   std::function<std::shared_ptr<const GraphDocument>()> make;
@@ -98,7 +101,10 @@ void Injection::on_exec_change(const capture::ExecChange& c) {
   auto it = live_.find(c.exec);
   if (it == live_.end()) return;  // not dumped (skipped, or made before graphscope attached)
   Live& l = it->second;
-  if (l.capped) return;  // its index entry says later updates are not recorded
+  if (l.capped) {  // its index entry says later updates are not recorded; they are counted
+    session_->update_not_recorded(l.g);
+    return;
+  }
   // Launches must be seen to know which version ran: from the first
   // update on, also when only dumping.
   if (!enable_launch_callbacks() && l.pending_not_recorded.empty())
@@ -186,10 +192,31 @@ void Injection::new_version(Live& l) {
   std::optional<size_t> g = session_->updated(l.g, doc);
   if (!g) {
     l.capped = true;  // no copy of the document per change from now on
+    session_->update_not_recorded(l.g);  // the calls of this version (one at least)
+    // Its addresses are no longer known: not watched from now on.
+    if (liveness_on_)
+      for (const auto& [h, x] : live_)
+        if (&x == &l) {
+          liveness_.forget(reinterpret_cast<uintptr_t>(h));
+          liveness_notes_.push_back("exec graph " + std::to_string(session_->index().graphs[l.g].exec_graph_id) +
+                                    ": not watched after its last recorded version");
+        }
     write_index();
     return;
   }
   const AttachedGraph& entry = session_->index().graphs[*g];
+  // The new version's addresses are the ones watched from now on.
+  if (liveness_on_) {
+    const uint64_t exec = [&] {
+      for (const auto& [h, x] : live_)
+        if (&x == &l) return uint64_t(reinterpret_cast<uintptr_t>(h));
+      return uint64_t(0);
+    }();
+    if (exec) {
+      liveness_.forget(exec);
+      liveness_.watch(exec, entry.exec_graph_id, addresses_of(doc), liveness_.allocations());
+    }
+  }
   auto shared = post_document(entry.file, std::make_shared<const GraphDocument>(std::move(doc)));
   if (!config().quiet) {
     std::string calls;

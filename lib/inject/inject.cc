@@ -185,6 +185,8 @@ std::string Injection::subscribe() {
   // callback adds to CUPTI's own cost while attached was not resolvable
   // (BENCHMARKS.md, "The run ledger's cost").
   if (ok) ok = enable_launch_callbacks();
+  // Input liveness: the driver's allocations, frees and captures.
+  if (ok) enable_memory_callbacks();
   if (ok && (config().profile || config().eager) && !collector_.running()) {
     try {
       // Its records converted only where a CPU is idle: beside a capture,
@@ -291,6 +293,7 @@ void Injection::finish_locked() noexcept {
   try {
     graph_memory_at_exit(session_->index());
     take_torch_log(session_->index());
+    liveness_at_exit(session_->index());
   } catch (...) {
   }
   write_index();
@@ -313,8 +316,10 @@ void CUPTIAPI Injection::callback(void* self, CUpti_CallbackDomain domain, CUpti
         cbid < me->eager_cbids_.size() && me->eager_cbids_[cbid]) {
       me->eager_launch(cbid, static_cast<const CUpti_CallbackData*>(data));
     }
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
       me->costs_.on_api(cbid, static_cast<const CUpti_CallbackData*>(data));
+      if (me->liveness_on_) me->on_memory(cbid, static_cast<const CUpti_CallbackData*>(data));
+    }
     if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED)
       me->on_exec_created(static_cast<const CUpti_ResourceData*>(data));
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING)
@@ -323,7 +328,9 @@ void CUPTIAPI Injection::callback(void* self, CUpti_CallbackDomain domain, CUpti
                                                       cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)) {
       me->on_launch(static_cast<const CUpti_CallbackData*>(data));
     } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-      if (auto c = capture::exec_change(cbid, static_cast<const CUpti_CallbackData*>(data))) me->on_exec_change(*c);
+      const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+      if (auto c = capture::exec_change(cbid, cb)) me->on_exec_change(*c);
+      else if (auto f = capture::exec_failure(cbid, cb)) me->on_update_failed(*f);
     }
     uint64_t t1 = 0;
     if (times.on) {
@@ -363,7 +370,9 @@ void Injection::on_exec_created(const CUpti_ResourceData* rd) {
   // graph (PyTorch does at once), and then runs on the walker thread.
   if (defer_ && runtime_covered()) {
     std::lock_guard<std::mutex> d(dm_);
-    deferred_.push_back(Deferred{reinterpret_cast<CUgraph>(gd->graph), gd->graphExec, *id, device});
+    Deferred entry{reinterpret_cast<CUgraph>(gd->graph), gd->graphExec, *id, device};
+    entry.since = liveness_.allocations();
+    deferred_.push_back(entry);
     deferred_n_.fetch_add(1, std::memory_order_release);
     return;
   }
@@ -374,7 +383,7 @@ void Injection::on_exec_created(const CUpti_ResourceData* rd) {
   // the graph as soon as instantiation returns); the document from them on
   // the writer thread, unless conditional bodies must go into it first.
   capture::QueriedGraph q = capture::query_graph(reinterpret_cast<cudaGraph_t>(gd->graph), wo);
-  dump_walked(gd->graphExec, *id, device, std::move(q), std::move(handles));
+  dump_walked(gd->graphExec, *id, device, std::move(q), std::move(handles), liveness_.allocations());
 }
 
 // phases: the walk's phases go into GRAPHSCOPE_DEBUG_TIMES's (one
@@ -455,6 +464,7 @@ void Injection::on_exec_destroy(const CUpti_ResourceData* rd) {
   if (it == live_.end()) return;
   new_version(it->second);
   live_.erase(it);  // the handle may be reused by a new exec
+  liveness_.forget(reinterpret_cast<uintptr_t>(gd->graphExec));
 }
 
 // The hot path: one lock, one lookup, one insert while in the window.
@@ -469,24 +479,28 @@ void Injection::on_launch(const CUpti_CallbackData* cb) {
   auto it = live_.find(exec);
   if (it == live_.end()) return;
   if (it->second.pending) new_version(it->second);
-  if (!counted) count_launch(it->second, cb->correlationId);
+  if (!counted) count_launch(exec, it->second, cb->correlationId);
 }
 
-void Injection::preload_launch(CUgraphExec e) noexcept {
-  if (forked_child || !session_ || dir_.empty()) return;  // not attached in this process
+bool Injection::preload_launch(CUgraphExec e) noexcept {
+  if (forked_child || !session_ || dir_.empty()) return false;  // not attached in this process
   launching(e);
-  if (config().profile || finished_) return;
+  if (finished_) return false;
   try {
     std::lock_guard<std::mutex> lock(m_);
     auto it = live_.find(e);
-    if (it == live_.end()) return;
+    if (it == live_.end()) return false;
     if (it->second.pending) new_version(it->second);  // as the callback inside the call would
-    count_launch(it->second, 0);
+    if (refuse_launch(e, it->second)) return true;    // its addresses as this version has them
+    if (config().profile) return false;  // CUPTI's callback counts every launch then
+    count_launch(e, it->second, 0);
   } catch (...) {
   }
+  return false;
 }
 
-void Injection::count_launch(Live& l, uint32_t correlation) {
+void Injection::count_launch(CUgraphExec e, Live& l, uint32_t correlation) {
+  liveness_.launched(reinterpret_cast<uintptr_t>(e), ++l.launches, false);
   const double when = costs_.since_start(std::chrono::steady_clock::now());
   if (config().profile) session_->launched(l.g, correlation, when);
   else session_->counted(l.g, when);
@@ -563,8 +577,21 @@ extern "C" __attribute__((visibility("default"))) int graphscope_graph_destroy(v
 
 // Called by the preload library's graph launches: the exec graph's walk
 // first, if still to do.
-extern "C" __attribute__((visibility("default"))) void graphscope_graph_launch(void* exec) {
-  graphscope::inject::Injection::instance().preload_launch(static_cast<CUgraphExec>(exec));
+extern "C" __attribute__((visibility("default"))) int graphscope_graph_launch(void* exec) {
+  return graphscope::inject::Injection::instance().preload_launch(static_cast<CUgraphExec>(exec)) ? 1 : 0;
+}
+
+// Called by the Python hook (lib/inject/python-hook) for each block
+// PyTorch's caching allocator hands out and takes back, and once to say
+// whether it could watch them (why: null, or why not).
+extern "C" __attribute__((visibility("default"))) void graphscope_torch_alloc(unsigned long long ptr) {
+  graphscope::inject::Injection::instance().torch_memory(ptr, true);
+}
+extern "C" __attribute__((visibility("default"))) void graphscope_torch_free(unsigned long long ptr) {
+  graphscope::inject::Injection::instance().torch_memory(ptr, false);
+}
+extern "C" __attribute__((visibility("default"))) void graphscope_torch_watch(const char* why) {
+  graphscope::inject::Injection::instance().torch_watch(why);
 }
 
 // `graphscope capture --exec` also preloads this library (LD_PRELOAD), so

@@ -26,6 +26,7 @@
 #include "capture/walk.h"
 #include "inspect/analysis/profile.h"
 #include "inspect/model/graph.h"
+#include "inspect/model/liveness.h"
 #include "inspect/runs/attach_session.h"
 
 namespace graphscope::inject {
@@ -81,6 +82,8 @@ class Injection {
     std::vector<std::string> pending_not_recorded;
     std::unordered_map<uint64_t, uint32_t> index_of;  // handles -> index, made at the first setter call
     bool capped = false;  // kMaxExecVersions reached: changes are no longer gathered
+    uint64_t launches = 0;     // its launches seen (count_launch)
+    bool refused_said = false; // a refused launch said on stderr (--liveness=error)
   };
 
  public:
@@ -101,7 +104,7 @@ class Injection {
   void on_exec_created(const CUpti_ResourceData* rd);
   // documents.cc
   void dump_walked(CUgraphExec exec, uint32_t exec_id, const std::optional<DeviceInfo>& device,
-                   capture::QueriedGraph&& q, std::vector<uint64_t>&& handles);
+                   capture::QueriedGraph&& q, std::vector<uint64_t>&& handles, uint64_t since);
 
   // Walks at destroy (walks_at_destroy.cc says how they go).
   enum class Walk : uint8_t { pending, queued, walking };  // to do here; handed to the walker; under way
@@ -112,6 +115,7 @@ class Injection {
     std::optional<DeviceInfo> device;
     Walk state = Walk::pending;
     bool destroy = false;  // the application destroyed it: graphscope does after the walk
+    uint64_t since = 0;    // the liveness clock at its instantiation
   };
   bool runtime_covered();
   void walk_deferred(const Deferred& d) noexcept;
@@ -137,7 +141,9 @@ class Injection {
   // The preload library's graph launch (lib/inject/preload.cc), before the
   // real call: its walk first, if still to do, and, unless profiling
   // (CUPTI's callback counts every launch then), the launch counted.
-  void preload_launch(CUgraphExec e) noexcept;
+  // True: refuse the launch (--liveness=error: it would touch memory freed
+  // since its capture); the preload library returns cudaErrorIllegalState.
+  bool preload_launch(CUgraphExec e) noexcept;
 
  private:
   // let_go.cc: letting go of CUPTI, for good or until the next graph.
@@ -176,7 +182,7 @@ class Injection {
   void on_launch(const CUpti_CallbackData* cb);
   // A launch of the dumped graph whose exec graph l is: counted in its
   // index entry, with its correlation id when profiling. Under m_.
-  void count_launch(Live& l, uint32_t correlation);
+  void count_launch(CUgraphExec e, Live& l, uint32_t correlation);
   static bool preload_in_launch();
   // The costs of each graph into its index entry, the launches' coverage,
   // and at exit the device's graph memory (documents.cc). Under m_.
@@ -231,6 +237,25 @@ class Injection {
   static constexpr size_t kMaxSiteLaunches = size_t(1) << 24;
   void enable_eager_sites();
   void eager_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) noexcept;
+  // liveness.cc: input liveness at replay, and updates the driver refused.
+ public:
+  void torch_memory(uint64_t ptr, bool alloc) noexcept;
+  void torch_watch(const char* why) noexcept;
+
+ private:
+  void enable_memory_callbacks();
+  void on_memory(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) noexcept;
+  static std::vector<LivenessTracker::Address> addresses_of(const GraphDocument& doc);
+  void watch_document(CUgraphExec exec, uint32_t exec_id, const GraphDocument& doc, uint64_t since);
+  bool refuse_launch(CUgraphExec e, Live& l) noexcept;  // under m_
+  void liveness_at_exit(AttachIndex& x);
+  void on_update_failed(const capture::ExecFailure& f);
+  LivenessTracker liveness_;
+  bool liveness_on_ = false;
+  std::atomic<int> capturing_{0};  // stream captures under way in the process
+  std::atomic<bool> torch_seen_{false};
+  std::string torch_watch_error_;
+  std::vector<std::string> liveness_notes_;
   std::unordered_map<uint32_t, std::pair<DeviceInfo, std::string>> devices_;  // by device id, with PCI bus id; under m_
   std::string attach_error_, profile_error_;
   std::atomic<bool> finished_{false};

@@ -57,7 +57,7 @@ std::atomic<TakeBack> take_back{nullptr};
 // destroys it or launches it.
 std::atomic<bool> deferring{false};
 using DestroyHook = int (*)(void*);
-using LaunchHook = void (*)(void*);
+using LaunchHook = int (*)(void*);
 std::atomic<DestroyHook> destroy_hook{nullptr};
 std::atomic<LaunchHook> launch_hook{nullptr};
 
@@ -81,9 +81,15 @@ bool taken(void* graph) {
 
 // Before an exec graph's launch: its graph's walk, if still to do, first,
 // and the launch counted (the run ledger), also while graphscope rests.
-void launching(void* exec) {
-  if (LaunchHook f = hook(launch_hook, "graphscope_graph_launch")) f(exec);
+// True: refuse the launch (--liveness=error: it would read or write memory
+// freed since its capture).
+bool launching(void* exec) {
+  LaunchHook f = hook(launch_hook, "graphscope_graph_launch");
+  return f && f(exec) != 0;
 }
+// What a refused launch returns: cudaErrorIllegalState and
+// CUDA_ERROR_ILLEGAL_STATE, the same number.
+constexpr int kRefused = 401;
 
 // The depth of this thread's launches through the forwarders below: the
 // injection library's launch callback, inside the real call, does not count
@@ -280,7 +286,7 @@ GS_DRIVER(cuGraphExecNodeSetParams, (void* e, void* n, void* p), (e, n, p))
 #define GS_LAUNCH(ret, lib, missing, name)                                               \
   extern "C" __attribute__((visibility("default"))) ret name(void* exec, void* stream) { \
     static std::atomic<void*> cache{nullptr};                                            \
-    launching(exec);                                                                     \
+    if (launching(exec)) return kRefused;                                                \
     auto f = real<ret (*)(void*, void*)>(cache, #name, lib);                             \
     if (!f) return missing;                                                              \
     ++launch_depth;                                                                      \

@@ -53,7 +53,7 @@ void Injection::walk_deferred(const Deferred& d) noexcept {
     wo.root_handles = &handles;
     capture::QueriedGraph q = capture::query_graph(reinterpret_cast<cudaGraph_t>(d.graph), wo);
     std::lock_guard<std::mutex> lock(m_);
-    if (!finished_) dump_walked(d.exec, d.exec_id, d.device, std::move(q), std::move(handles));
+    if (!finished_) dump_walked(d.exec, d.exec_id, d.device, std::move(q), std::move(handles), d.since);
   } catch (const std::exception& e) {
     error(std::string("walking exec graph ") + std::to_string(d.exec_id) + ": " + e.what());
   } catch (...) {

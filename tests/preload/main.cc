@@ -29,13 +29,18 @@ extern "C" __attribute__((visibility("default"))) int graphscope_graph_destroy(v
   return graph == reinterpret_cast<void*>(0x1000) ? 1 : 0;
 }
 
-extern "C" __attribute__((visibility("default"))) void graphscope_graph_launch(void* exec) {
+// Mode "refuse": the hook asks for the launch to be refused, as
+// --liveness=error does for a graph that reads freed memory.
+bool refuse = false;
+
+extern "C" __attribute__((visibility("default"))) int graphscope_graph_launch(void* exec) {
   std::printf("launch_hook %p\n", exec);
+  return refuse ? 1 : 0;
 }
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: gs_preload_main CALLER.so local|global norest|rest|each|defer\n");
+    std::fprintf(stderr, "usage: gs_preload_main CALLER.so local|global norest|rest|each|defer|refuse\n");
     return 2;
   }
   const bool global = std::strcmp(argv[2], "global") == 0;
@@ -49,8 +54,9 @@ int main(int argc, char** argv) {
   rest = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "graphscope_preload_rest"));
   std::printf("preload library %s\n", rest ? "loaded" : "absent");
   each = std::strcmp(argv[3], "each") == 0;
+  refuse = std::strcmp(argv[3], "refuse") == 0;
   const bool defer = std::strcmp(argv[3], "defer") == 0;
-  if (rest && !defer && std::strcmp(argv[3], "norest") != 0) rest(1);
+  if (rest && !defer && !refuse && std::strcmp(argv[3], "norest") != 0) rest(1);
   if (defer)
     if (auto on = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "graphscope_preload_defer"))) on(1);
   seen = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "graphscope_preload_seen"));

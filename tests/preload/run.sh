@@ -4,7 +4,8 @@
 # CUDA runtime, unchanged, calls graphscope_take_back first while graphscope
 # rests (graphscope_preload_seen saying it is inside such a call), and, with walks
 # at destroy on, asks graphscope_graph_launch and graphscope_graph_destroy
-# first (a destroy it takes returns success without the real call). No GPU needed: without a driver every call
+# first (a destroy it takes returns success without the real call; a launch
+# it refuses, --liveness=error, returns cudaErrorIllegalState). No GPU needed: without a driver every call
 # fails, and must fail with the same code through the preload library as
 # without it, whether the runtime was loaded into the global scope or
 # locally (RTLD_LOCAL, as Python loads PyTorch).
@@ -40,6 +41,9 @@ for scope in local global; do
     esac
     [ "$hooks" = "$want" ] || bad "$scope $mode: take_back calls '$hooks', expected '$want'"
   done
+  # A launch the hook refuses returns cudaErrorIllegalState (401) without the real call.
+  out=$(LD_PRELOAD=$preload "$main" "$caller" "$scope" refuse) || bad "$scope refuse: the program failed"
+  grep -q "^cudaGraphLaunch 401$" <<< "$out" || bad "$scope refuse: the refused launch did not return 401: $(grep cudaGraphLaunch <<< "$out")"
   echo "$scope: $(tr '\n' ' ' <<< "$codes")"
 done
 [ $status = 0 ] && echo "ok: the same results through the preload library, take_back where it rests, every launch to the launch hook, destroys taken over where walks wait"

@@ -18,7 +18,10 @@ inline void mix(uint64_t& h, uint64_t v) {
 }
 }  // namespace
 
-uint32_t OriginRecorder::launch_site(uint64_t what) noexcept {
+uint32_t OriginRecorder::launch_site(uint64_t what) noexcept { return site(what, nullptr); }
+uint32_t OriginRecorder::launch_site(uint64_t (*what_of)()) noexcept { return site(0, what_of); }
+
+uint32_t OriginRecorder::site(uint64_t what, uint64_t (*what_of)()) noexcept {
   try {
     ThreadState& ts = thread_state();
     uint64_t h = 0x84222325cbf29ce4ull;
@@ -29,8 +32,12 @@ uint32_t OriginRecorder::launch_site(uint64_t what) noexcept {
     const uint64_t frames = python_ready ? frames_key(py) : 0;
     void* pcs[48];
     int n = 0;
-    if (frames) mix(h, frames);
-    else mix(h, what ^ 0x9e3779b97f4a7c15ull);
+    if (frames) {
+      mix(h, frames);
+    } else {
+      if (what_of) what = what_of();
+      mix(h, what ^ 0x9e3779b97f4a7c15ull);
+    }
     thread_local uint64_t last_key = 0;
     thread_local uint32_t last_id = 0;
     if (h == last_key && last_id) return last_id;

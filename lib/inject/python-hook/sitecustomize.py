@@ -19,13 +19,99 @@ program. It changes nothing the program sees or prints:
   wrapped so that such a record, when the logger would drop it, is written
   to graphscope's file alone; the logger then does what it always did;
 - at exit, where the program used torch.compile, it writes PyTorch's own
-  cudagraph counters (torch._dynamo.utils.counters["inductor"]) there too.
+  cudagraph counters (torch._dynamo.utils.counters["inductor"]) there too;
+- unless --liveness=off, once `import torch` has finished, PyTorch's
+  caching allocator's trace hooks report each block it hands out and takes
+  back to the injection library (_watch_torch_memory), which checks each
+  replay's inputs against them.
 
 The file is GRAPHSCOPE_OUT/torch-log.pid-PID.jsonl, a JSON object a line;
 the injection library moves it into the process's directory when the
 process ends. Any error here is swallowed: the program must run as without
 graphscope.
 """
+
+
+def _watch_torch_memory():
+    """Input liveness (--liveness): PyTorch's caching allocator keeps its
+    blocks at the driver, so a tensor freed is invisible there. Once
+    `import torch` has finished, the allocator's own trace hooks (the ones
+    torch.cuda._sanitizer uses) get graphscope's C functions as callbacks:
+    each block handed out and taken back reaches the injection library
+    directly (ctypes calls, no Python frame of graphscope's). Nothing else
+    is registered; the program sees no difference."""
+    import os
+    import sys
+    library = os.environ.get("CUDA_INJECTION64_PATH")
+    if not library:
+        return
+    import importlib.abc
+
+    def watch():
+        import ctypes
+        lib = ctypes.CDLL(library)
+        tell = lib.graphscope_torch_watch
+        tell.argtypes = [ctypes.c_char_p]
+        tell.restype = None
+        try:
+            import torch
+            try:
+                from torch.cuda import _gpu_trace as trace
+                activate = torch._C._activate_gpu_trace
+            except (ImportError, AttributeError):
+                from torch.utils import _cuda_trace as trace
+                activate = torch._C._activate_cuda_trace
+            alloc, free = lib.graphscope_torch_alloc, lib.graphscope_torch_free
+            for f in (alloc, free):
+                f.argtypes = [ctypes.c_ulonglong]
+                f.restype = None
+            trace.register_callback_for_memory_allocation(alloc)
+            trace.register_callback_for_memory_deallocation(free)
+            activate()
+            tell(None)
+        except Exception as e:
+            tell(("%s: %s" % (type(e).__name__, e)).encode("utf-8", "replace")[:300])
+
+    class AfterTorch(importlib.abc.MetaPathFinder):
+        # Finds nothing itself: the first time "torch" is imported, the
+        # finder after it finds the spec, whose loader runs watch() after
+        # the module's own code.
+        def find_spec(self, name, path=None, target=None):
+            if name != "torch":
+                return None
+            try:
+                sys.meta_path.remove(self)
+            except ValueError:
+                pass
+            for finder in sys.meta_path:
+                find = getattr(finder, "find_spec", None)
+                spec = find(name, path, target) if find else None
+                if spec is not None:
+                    break
+            else:
+                return None
+            loader = spec.loader
+            run = getattr(loader, "exec_module", None)
+            if run is None:
+                return spec
+
+            def exec_module(module):
+                run(module)
+                try:
+                    watch()
+                except Exception:
+                    pass
+
+            try:
+                loader.exec_module = exec_module
+            except Exception:
+                pass
+            return spec
+
+    if "torch" in sys.modules:
+        watch()
+    else:
+        sys.meta_path.insert(0, AfterTorch())
 
 
 def _graphscope_hook():
@@ -47,6 +133,11 @@ def _graphscope_hook():
     except Exception:
         pass
     out = os.environ.get("GRAPHSCOPE_OUT")
+    if out and os.environ.get("GRAPHSCOPE_LIVENESS", "report") != "off":
+        try:
+            _watch_torch_memory()
+        except Exception:
+            pass
     if not out or os.environ.get("GRAPHSCOPE_PYTHON_LOG") == "0":
         return
     import atexit

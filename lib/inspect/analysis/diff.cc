@@ -74,10 +74,78 @@ void add_dim(std::vector<FieldChange>& v, const char* field, const Dim3& a, cons
   if (a != b) add_change(v, field, dim_text(a), dim_text(b), dim_json(a), dim_json(b));
 }
 
+// A kernel argument's value as a number (1, 2, 4 or 8 bytes: "0x..."), or
+// nullopt for the hex of a larger one and its hash.
+std::optional<uint64_t> arg_number(const std::string& v) {
+  if (v.size() < 3 || v[0] != '0' || v[1] != 'x') return std::nullopt;
+  return std::stoull(v.substr(2), nullptr, 16);
+}
+
+// The arguments of a matched kernel pair: values that changed as
+// "argument N" (N from 0, as the driver counts them), addresses that moved
+// counted in d.
+void compare_args(const KernelInfo& x, const KernelInfo& y, std::vector<FieldChange>& v, StructureDiff& d) {
+  if (x.args.empty() || y.args.empty()) {
+    if (x.args.empty() != y.args.empty()) ++d.args_unknown;
+    return;
+  }
+  if (x.args.size() != y.args.size()) {
+    add_number(v, "arguments", x.args.size(), y.args.size());
+    return;
+  }
+  size_t moved = 0;
+  for (size_t i = 0; i < x.args.size(); ++i) {
+    const KernelArg &a = x.args[i], &b = y.args[i];
+    if (a.value == b.value && a.size == b.size) continue;
+    const std::string field = "argument " + std::to_string(i);
+    if (a.size != b.size) {
+      const std::string sa = std::to_string(a.size) + " bytes", sb = std::to_string(b.size) + " bytes";
+      add_change(v, field.c_str(), sa, sb, quoted(sa), quoted(sb));
+      continue;
+    }
+    const auto na = arg_number(a.value), nb = arg_number(b.value);
+    if (na && nb) {
+      if (a.size == 8 && is_address_word(*na) && is_address_word(*nb)) {
+        ++moved;
+        continue;
+      }
+      add_change(v, field.c_str(), std::to_string(*na), std::to_string(*nb), quoted(a.value), quoted(b.value));
+      continue;
+    }
+    // Hex of up to 64 bytes: compared with the aligned words that hold
+    // addresses on both sides left out.
+    if (a.value.size() == 2 * size_t(a.size) && b.value.size() == a.value.size()) {
+      bool other = false;
+      size_t words = 0;
+      for (size_t byte = 0; byte < a.size && !other; ++byte) {
+        const bool aligned = (a.offset + byte) % 8 == 0 && byte + 8 <= a.size;
+        if (aligned) {
+          const auto word = [&](const std::string& h) {
+            uint64_t w = 0;
+            for (size_t k = 8; k-- > 0;) w = (w << 8) | std::stoul(h.substr(2 * (byte + k), 2), nullptr, 16);
+            return w;
+          };
+          const uint64_t wa = word(a.value), wb = word(b.value);
+          if (wa != wb && is_address_word(wa) && is_address_word(wb)) {
+            ++words;
+            byte += 7;
+            continue;
+          }
+        }
+        other = a.value.compare(2 * byte, 2, b.value, 2 * byte, 2) != 0;
+      }
+      moved += words;
+      if (!other) continue;
+    }
+    add_change(v, field.c_str(), a.value, b.value, quoted(a.value), quoted(b.value));
+  }
+  if (moved) d.moved_addresses += moved, ++d.moved_address_nodes;
+}
+
 // Field changes of a matched pair, in a fixed order; counts a kernel pair
 // whose geometry one side does not record.
-std::vector<FieldChange> compare_nodes(const Context& c, const Node& x, const Node& y,
-                                       size_t* geometry_unknown) {
+std::vector<FieldChange> compare_nodes(const Context& c, const Node& x, const Node& y, StructureDiff& d) {
+  size_t* geometry_unknown = &d.geometry_unknown;
   std::vector<FieldChange> v;
   const DiffOptions& o = c.options;
   if (x.type == NodeType::kernel && !o.ignore_geometry) {
@@ -96,6 +164,7 @@ std::vector<FieldChange> compare_nodes(const Context& c, const Node& x, const No
       ++*geometry_unknown;
     }
   }
+  if (x.kernel && y.kernel) compare_args(*x.kernel, *y.kernel, v, d);
   if (x.memcpy && y.memcpy) {
     if (!x.memcpy->kind.empty() && !y.memcpy->kind.empty() && x.memcpy->kind != y.memcpy->kind)
       add_change(v, "kind", x.memcpy->kind, y.memcpy->kind, quoted(x.memcpy->kind), quoted(y.memcpy->kind));
@@ -202,7 +271,7 @@ void collect(Context& c, Side& a, Side& b, StructureDiff& d) {
     if (j == kNone) continue;
     ++d.matched_nodes;
     d.a_to_b[i] = j;
-    std::vector<FieldChange> ch = compare_nodes(c, an[i], bn[j], &d.geometry_unknown);
+    std::vector<FieldChange> ch = compare_nodes(c, an[i], bn[j], d);
     if (!ch.empty()) {
       std::string key;
       for (const auto& f : ch) key += f.field + '\0' + f.a_json + '\0' + f.b_json + '\0';
@@ -215,6 +284,8 @@ void collect(Context& c, Side& a, Side& b, StructureDiff& d) {
       StructureDiff sub = diff_structure(c, an[i].bodies[k], bn[j].bodies[k]);
       d.nested_compared += 1 + sub.nested_compared;
       d.geometry_unknown += sub.geometry_unknown;
+      d.moved_addresses += sub.moved_addresses, d.moved_address_nodes += sub.moved_address_nodes;
+      d.args_unknown += sub.args_unknown;
       if (!sub.same()) d.nested.push_back({c.kinds[a.kind[i]], i, j, k, std::move(sub)});
     }
   }
@@ -495,6 +566,13 @@ GraphDiff diff_graphs(const GraphDocument& a, const GraphDocument& b, const Diff
   } else if (!options.ignore_geometry && d.root.geometry_unknown)
     d.notes.push_back("launch geometry not compared for " + std::to_string(d.root.geometry_unknown) +
                       " matched kernel pairs that one side records without it");
+  if (d.root.moved_addresses)
+    d.notes.push_back(std::to_string(d.root.moved_addresses) + " kernel argument addresses of " +
+                      std::to_string(d.root.moved_address_nodes) +
+                      " matched kernels differ (not compared: addresses move from run to run)");
+  if (d.root.args_unknown)
+    d.notes.push_back("kernel arguments not compared for " + std::to_string(d.root.args_unknown) +
+                      " matched kernel pairs that one side records without them");
   if (!c.memset_shape && !options.ignore_sizes && ra.memsets && rb.memsets)
     d.notes.push_back("memset element sizes, widths and heights not compared: " +
                       lacking(shape(a, ra), shape(b, rb)) + " them (values and sizes are)");

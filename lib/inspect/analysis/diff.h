@@ -98,6 +98,12 @@ struct StructureDiff {
   // leaves behind).
   std::vector<std::pair<uint32_t, uint32_t>> edges_through_added, edges_through_removed;
   size_t geometry_unknown = 0;     // matched kernel pairs whose geometry one side does not record
+  // Kernel arguments: compared where both sides record them; an address
+  // (an 8-byte word of 4 GiB or more, alone or 8-byte aligned inside a
+  // larger argument) that moved is counted here, not a change (addresses
+  // move from run to run and from capture to capture). All depths.
+  size_t moved_addresses = 0, moved_address_nodes = 0;
+  size_t args_unknown = 0;  // matched kernel pairs that one side records without arguments
   size_t nested_compared = 0;      // body pairs compared below this graph (all depths)
   std::vector<NestedDiff> nested;  // the body pairs that differ, in A's node order
   // The match: for every node of A the index of its partner in B, or -1.

@@ -141,6 +141,7 @@ void index_members(JsonWriter& w, const AttachIndex& x) {
     }
     if (g.superseded) w.key("superseded").value(true);
     if (g.unchanged_updates) w.key("unchanged_updates").value(g.unchanged_updates);
+    if (g.updates_not_recorded) w.key("updates_not_recorded").value(g.updates_not_recorded);
     if (!g.not_recorded.empty()) strings(w, "not_recorded", g.not_recorded);
     if (g.created_s) w.key("created_s").value(*g.created_s);
     if (g.capture_ms) w.key("capture_ms").value(*g.capture_ms);
@@ -181,6 +182,39 @@ void index_members(JsonWriter& w, const AttachIndex& x) {
   if (x.work) work_members(w, *x.work);
   if (x.attached_monotonic_s) w.key("attached_monotonic_s").value(*x.attached_monotonic_s);
   if (!x.torch_log.empty()) w.key("torch_log").value(x.torch_log);
+  if (!x.update_failures.empty()) {
+    w.key("update_failures").begin_array();
+    for (const UpdateFailure& f : x.update_failures) {
+      w.begin_object().key("exec_graph_id");
+      f.exec_graph_id ? w.value(uint64_t(*f.exec_graph_id)) : w.null();
+      w.key("call").value(f.call).key("error").value(f.error);
+      if (!f.result.empty()) w.key("result").value(f.result);
+      if (f.from_node) w.key("from_node").value(uint64_t(*f.from_node));
+      if (!f.from_node_text.empty()) w.key("from_node_text").value(f.from_node_text);
+      if (!f.node_text.empty()) w.key("node_text").value(f.node_text);
+      w.key("count").value(f.count).key("first_s").value(f.first_s).end_object();
+    }
+    w.end_array();
+  }
+  if (const auto& l = x.liveness) {
+    w.key("liveness").begin_object().key("mode").value(l->mode).key("watched").value(l->watched);
+    w.key("torch").value(l->torch).key("findings").begin_array();
+    for (const LivenessFinding& f : l->findings) {
+      w.begin_object().key("exec_graph_id").value(uint64_t(f.exec_graph_id)).key("node").value(uint64_t(f.node));
+      w.key("arg").value(uint64_t(f.arg)).key("offset").value(uint64_t(f.offset)).key("address").value(f.address);
+      w.key("source").value(f.source).key("block").value(f.block).key("block_size").value(f.block_size);
+      if (!f.allocated_at.empty()) w.key("allocated_at").value(f.allocated_at);
+      if (!f.freed_at.empty()) w.key("freed_at").value(f.freed_at);
+      w.key("reused").value(f.reused);
+      if (!f.reused_at.empty()) w.key("reused_at").value(f.reused_at);
+      w.key("first_replay").value(f.first_replay).key("replays").value(f.replays).key("refused").value(f.refused);
+      w.key("addresses").value(f.addresses).end_object();
+    }
+    w.end_array();
+    if (l->dropped) w.key("dropped").value(l->dropped);
+    strings(w, "notes", l->notes);
+    w.end_object();
+  }
   strings(w, "errors", x.errors);
   if (!x.unindexed.empty()) strings(w, "unindexed", x.unindexed);
 }
@@ -414,6 +448,7 @@ class Reader {
       if (uint32_t v = r_.find(g, "superseded"); v != kJsonAbsent)
         a.superseded = r_.boolean(v, JsonPath(e, "superseded"));
       a.unchanged_updates = count(g, "unchanged_updates", e);
+      a.updates_not_recorded = count(g, "updates_not_recorded", e);
       if (uint32_t v = r_.find(g, "not_recorded"); v != kJsonAbsent)
         a.not_recorded = strings(v, JsonPath(e, "not_recorded"));
       a.created_s = opt_figure(g, "created_s", e, kMaxSeconds);
@@ -467,9 +502,67 @@ class Reader {
       x.attached_monotonic_s = r_.non_negative(v, JsonPath(at, "attached_monotonic_s"));
     if (uint32_t v = r_.find(o, "torch_log"); v != kJsonAbsent)
       x.torch_log = std::string(r_.string(v, JsonPath(at, "torch_log"), 4096));
+    if (r_.find(o, "update_failures") != kJsonAbsent) {
+      const JsonPath up(at, "update_failures");
+      uint32_t fs = capped(o, "update_failures", at, "an array", 100000, &n);
+      for (uint32_t i = 0; i < n; ++i) {
+        const JsonPath e(up, i);
+        uint32_t f = r_.object(t_.element(fs, i), e);
+        UpdateFailure u;
+        u.exec_graph_id = r_.opt_u32(r_.required(f, "exec_graph_id", e), JsonPath(e, "exec_graph_id"));
+        u.call = std::string(r_.string(r_.required(f, "call", e), JsonPath(e, "call"), 256));
+        u.error = std::string(r_.string(r_.required(f, "error", e), JsonPath(e, "error"), 256));
+        u.result = text(f, "result", e);
+        if (uint32_t v = r_.find(f, "from_node"); v != kJsonAbsent) u.from_node = r_.u32(v, JsonPath(e, "from_node"));
+        u.from_node_text = text(f, "from_node_text", e);
+        u.node_text = text(f, "node_text", e);
+        u.count = count(f, "count", e, true);
+        u.first_s = figure(f, "first_s", e, 1e9);
+        x.update_failures.push_back(std::move(u));
+      }
+    }
+    if (uint32_t v = r_.find(o, "liveness"); v != kJsonAbsent) x.liveness = liveness(v, JsonPath(at, "liveness"));
     x.errors = strings(r_.required(o, "errors", at), JsonPath(at, "errors"));
     if (uint32_t u = r_.find(o, "unindexed"); u != kJsonAbsent) x.unindexed = strings(u, JsonPath(at, "unindexed"));
     return x;
+  }
+
+  AttachLiveness liveness(uint32_t v, const JsonPath& at) const {
+    uint32_t o = r_.object(v, at);
+    AttachLiveness l;
+    l.mode = std::string(r_.string(r_.required(o, "mode", at), JsonPath(at, "mode"), 16));
+    if (l.mode != "report" && l.mode != "error") r_.fail(JsonPath(at, "mode"), "is not report or error");
+    l.watched = count(o, "watched", at, true);
+    l.torch = r_.boolean(r_.required(o, "torch", at), JsonPath(at, "torch"));
+    uint32_t n = 0;
+    const JsonPath fp(at, "findings");
+    uint32_t fs = capped(o, "findings", at, "an array", 100000, &n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const JsonPath e(fp, i);
+      uint32_t f = r_.object(t_.element(fs, i), e);
+      LivenessFinding x;
+      x.exec_graph_id = r_.u32(r_.required(f, "exec_graph_id", e), JsonPath(e, "exec_graph_id"));
+      x.node = r_.u32(r_.required(f, "node", e), JsonPath(e, "node"));
+      x.arg = r_.u32(r_.required(f, "arg", e), JsonPath(e, "arg"));
+      x.offset = r_.u32(r_.required(f, "offset", e), JsonPath(e, "offset"));
+      x.address = count(f, "address", e, true);
+      x.source = std::string(r_.string(r_.required(f, "source", e), JsonPath(e, "source"), 16));
+      if (x.source != "driver" && x.source != "torch") r_.fail(JsonPath(e, "source"), "is not driver or torch");
+      x.block = count(f, "block", e, true);
+      x.block_size = count(f, "block_size", e, true);
+      x.allocated_at = text(f, "allocated_at", e);
+      x.freed_at = text(f, "freed_at", e);
+      x.reused_at = text(f, "reused_at", e);
+      x.reused = r_.boolean(r_.required(f, "reused", e), JsonPath(e, "reused"));
+      x.first_replay = count(f, "first_replay", e, true);
+      x.replays = count(f, "replays", e, true);
+      x.refused = count(f, "refused", e, true);
+      x.addresses = count(f, "addresses", e, true);
+      l.findings.push_back(std::move(x));
+    }
+    l.dropped = count(o, "dropped", at);
+    l.notes = strings(r_.required(o, "notes", at), JsonPath(at, "notes"));
+    return l;
   }
 
   const JsonTape& t_;

@@ -30,6 +30,7 @@ struct AttachedGraph {
   std::vector<std::string> updated_by;    // version > 1: the calls that made it
   bool superseded = false;                // a later version replaced this one
   uint64_t unchanged_updates = 0;         // update calls while current that changed nothing recorded
+  uint64_t updates_not_recorded = 0;      // update calls after the last version graphscope records
   std::vector<std::string> not_recorded;  // changes its document does not show, each with why
   // Profiling runs only (AttachIndex::profiling):
   uint64_t launches = 0, replays_analysed = 0;
@@ -155,6 +156,50 @@ struct AttachRank {
   std::string source;  // the variable the rank came from: "RANK", "OMPI_COMM_WORLD_RANK", ...
 };
 
+/// An update of an exec graph that the driver refused (cuGraphExecUpdate,
+/// a per-node setter): the driver's own result and the nodes it named.
+/// Failures alike (exec graph, call, error, result, nodes) are counted in one.
+struct UpdateFailure {
+  std::optional<uint32_t> exec_graph_id;
+  std::string call;    // "cuGraphExecUpdate_v2", "cuGraphExecKernelNodeSetParams_v2", ...
+  std::string error;   // the call's CUresult, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE"
+  std::string result;  // cuGraphExecUpdate's: "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED"; "" for setters
+  // The exec graph's node the driver names (errorFromNode; a setter's node):
+  // its index in the exec graph's document, and what it is.
+  std::optional<uint32_t> from_node;
+  std::string from_node_text;
+  // The node of the graph offered (errorNode), what it is and its origin.
+  std::string node_text;
+  uint64_t count = 1;
+  double first_s = 0;  // since the process attached
+};
+
+/// A replay that reads or writes memory freed since its graph was captured
+/// (lib/inspect/model/liveness.h says what is watched).
+struct LivenessFinding {
+  uint32_t exec_graph_id = 0;
+  uint32_t node = 0;  // its index in the exec graph's document
+  uint32_t arg = 0;   // kernel argument (from 0); copies: 0 source, 1 destination; memsets 0
+  uint32_t offset = 0;  // of the address inside the argument
+  uint64_t address = 0;
+  std::string source;  // "driver" or "torch" (PyTorch's caching allocator)
+  uint64_t block = 0, block_size = 0;  // the allocation (size 0: not known)
+  std::string allocated_at, freed_at, reused_at;  // places ("" not known); reused_at: handed out again there
+  bool reused = false;
+  uint64_t first_replay = 0;  // the exec graph's launch (from 1) that first touched it (0: none after the free)
+  uint64_t replays = 0, refused = 0;
+  uint64_t addresses = 1;     // the exec graph's watched addresses in that allocation
+};
+
+struct AttachLiveness {
+  std::string mode;           // "report" or "error"
+  uint64_t watched = 0;       // addresses watched over the run
+  bool torch = false;         // PyTorch's caching allocator's allocations and frees were seen
+  std::vector<LivenessFinding> findings;
+  uint64_t dropped = 0;       // findings past the limit
+  std::vector<std::string> notes;  // what was not watched, and why
+};
+
 /// graphscope.attach/1: one process.
 struct AttachIndex {
   int64_t pid = 0;
@@ -192,6 +237,8 @@ struct AttachIndex {
   // PyTorch's records about its CUDA graphs that the Python hook kept
   // (lib/inject/python-hook): a file beside the index, "" when none.
   std::string torch_log;
+  std::vector<UpdateFailure> update_failures;
+  std::optional<AttachLiveness> liveness;
   std::vector<std::string> errors;
   // Set by `graphscope --exec` for a process that ended without its exit
   // handlers: documents it queued (journal.txt) that its last index snapshot

@@ -495,6 +495,17 @@ class Reader {
     return have_dependents;
   }
 
+  // A kernel argument's value as KernelArg says it is written.
+  static bool arg_value_fits(const std::string& v, uint32_t size) {
+    auto hex = [&](size_t from) {
+      return v.find_first_not_of("0123456789abcdef", from) == std::string::npos;
+    };
+    if (size == 1 || size == 2 || size == 4 || size == 8)
+      return v.size() > 2 && v.size() <= 2 + 2 * size_t(size) && v[0] == '0' && v[1] == 'x' && hex(2);
+    if (size <= KernelArg::kMaxHexBytes) return v.size() == 2 * size_t(size) && hex(0);
+    return v.size() == 17 && v[0] == '#' && hex(1);
+  }
+
   KernelInfo kernel(uint32_t v, const JsonPath& path) const {
     r_.expect(v, Kind::object, path, "an object");
     KernelInfo k;
@@ -506,6 +517,24 @@ class Reader {
     if ((x = t_.find(v, "cluster")) != kAbsent) k.cluster = dim3(x, JsonPath(path, "cluster"));
     if ((x = t_.find(v, "shared_mem_bytes")) != kAbsent) k.shared_mem_bytes = r_.u32(x, JsonPath(path, "shared_mem_bytes"));
     if ((x = t_.find(v, "function_handle")) != kAbsent) k.function_handle = r_.opt_u64(x, JsonPath(path, "function_handle"));
+    if ((x = t_.find(v, "args")) != kAbsent) {
+      JsonPath p(path, "args");
+      r_.expect(x, Kind::array, p, "an array of [offset, size, value] arguments");
+      const uint32_t n = t_.at(x).count;
+      k.args.resize(n);
+      for (uint32_t i = 0; i < n; ++i) {
+        JsonPath ap(p, i);
+        const uint32_t a = t_.element(x, i);
+        r_.expect(a, Kind::array, ap, "an [offset, size, value] argument");
+        if (t_.at(a).count != 3) r_.fail(ap, "expected [offset, size, value]");
+        k.args[i].offset = r_.u32(t_.element(a, 0), JsonPath(ap, uint32_t(0)));
+        k.args[i].size = r_.u32(t_.element(a, 1), JsonPath(ap, uint32_t(1)));
+        k.args[i].value = std::string(r_.string(t_.element(a, 2), JsonPath(ap, uint32_t(2)), 256));
+        if (!arg_value_fits(k.args[i].value, k.args[i].size))
+          r_.fail(JsonPath(ap, uint32_t(2)), "is not a value of " + std::to_string(k.args[i].size) +
+                                                 " bytes (0x and a number, the bytes in hex, or # and a hash)");
+      }
+    }
     return k;
   }
 

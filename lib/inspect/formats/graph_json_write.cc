@@ -175,7 +175,7 @@ void write_node(JsonWriter& w, const Node& n, std::optional<uint32_t> template_i
   if (n.template_tools_id && (!template_id || *n.template_tools_id != ((uint64_t(*template_id) << 32) | n.node_id)))
     t.opt("template_tools_id", n.template_tools_id);
   t.opt("handle", n.handle);
-  if (n.kernel && (n.kernel->geometry_known || n.kernel->function_handle)) {
+  if (n.kernel && (n.kernel->geometry_known || n.kernel->function_handle || !n.kernel->args.empty())) {
     const auto& k = *n.kernel;
     t.open("kernel");
     if (k.geometry_known) {
@@ -188,6 +188,16 @@ void write_node(JsonWriter& w, const Node& n, std::optional<uint32_t> template_i
       if (k.function_handle) t.key("function_handle"), t.u64(*k.function_handle);
     } else {
       t.inner("function_handle"), t.u64(*k.function_handle);
+    }
+    if (!k.args.empty()) {
+      t.key("args");
+      t.push('[');
+      for (size_t i = 0; i < k.args.size(); ++i) {
+        const KernelArg& a = k.args[i];
+        if (i) t.lit(", ");
+        t.push('['), t.u64(a.offset), t.lit(", "), t.u64(a.size), t.lit(", \""), t.lit(a.value), t.lit("\"]");
+      }
+      t.push(']');
     }
     t.close();
   }

@@ -13,7 +13,8 @@ bool same_kernel(const Node& a, const Node& b) {
   if (!a.kernel) return true;
   const KernelInfo &x = *a.kernel, &y = *b.kernel;
   return x.grid == y.grid && x.block == y.block && x.shared_mem_bytes == y.shared_mem_bytes &&
-         x.cluster.has_value() == y.cluster.has_value() && (!x.cluster || *x.cluster == *y.cluster);
+         x.cluster.has_value() == y.cluster.has_value() && (!x.cluster || *x.cluster == *y.cluster) &&
+         (x.args.empty() || y.args.empty() || x.args == y.args);
 }
 
 // A and B: std::optional<MemsetInfo> or Node's Boxed<MemsetInfo>, compared without copies.

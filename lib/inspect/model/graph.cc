@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <utility>
 #include <vector>
 
+#include "../core/hash.h"
 #include "../core/parallel.h"
 
 namespace graphscope {
@@ -16,6 +18,38 @@ constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames = {
 constexpr std::array<std::string_view, 3> kEdgeTypeNames = {"default", "programmatic",
                                                              "launch_completion"};
 }  // namespace
+
+std::string kernel_arg_value(const unsigned char* bytes, size_t size, size_t offset) {
+  static const char hex[] = "0123456789abcdef";
+  std::string s;
+  if (size == 1 || size == 2 || size == 4 || size == 8) {
+    uint64_t v = 0;
+    for (size_t i = size; i-- > 0;) v = (v << 8) | bytes[i];
+    s = "0x";
+    bool lead = true;
+    for (int shift = 60; shift >= 0; shift -= 4) {
+      const unsigned d = unsigned(v >> shift) & 15u;
+      if (lead && d == 0 && shift) continue;
+      lead = false;
+      s += hex[d];
+    }
+    return s;
+  }
+  if (size <= KernelArg::kMaxHexBytes) {
+    for (size_t i = 0; i < size; ++i) s += hex[bytes[i] >> 4], s += hex[bytes[i] & 15];
+    return s;
+  }
+  std::string masked(reinterpret_cast<const char*>(bytes), size);
+  for (size_t i = (8 - offset % 8) % 8; i + 8 <= size; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, masked.data() + i, 8);
+    if (is_address_word(w)) std::memset(masked.data() + i, 0, 8);
+  }
+  const uint64_t h = hash_text(masked);
+  s = "#";
+  for (int shift = 60; shift >= 0; shift -= 4) s += hex[unsigned(h >> shift) & 15u];
+  return s;
+}
 
 std::string_view to_string(NodeType t) { return kNodeTypeNames[static_cast<size_t>(t)]; }
 

@@ -107,6 +107,32 @@ struct Dim3 {
   friend bool operator!=(const Dim3& a, const Dim3& b) { return !(a == b); }
 };
 
+/// One argument of a kernel node, as the driver lays it out
+/// (cuFuncGetParamInfo): where it sits in the parameter buffer, its size,
+/// and its value as written: "0x..." (the little-endian number) for an
+/// argument of 1, 2, 4 or 8 bytes, the bytes in hex for one of at most
+/// kMaxHexBytes, else "#" and a 64-bit hash of its bytes (its 8-byte
+/// aligned words that hold addresses left out: is_address_word). raw: the bytes
+/// themselves, kept in memory by a capture (never written), for the
+/// pointers they hold.
+struct KernelArg {
+  uint32_t offset = 0, size = 0;
+  std::string value;
+  std::string raw;
+  static constexpr uint32_t kMaxHexBytes = 64;
+  friend bool operator==(const KernelArg& a, const KernelArg& b) {
+    return a.offset == b.offset && a.size == b.size && a.value == b.value;
+  }
+  friend bool operator!=(const KernelArg& a, const KernelArg& b) { return !(a == b); }
+};
+/// A word that holds a device or host address, as far as graphscope tells:
+/// at least 4 GiB and below the top of a 57-bit user address space.
+inline bool is_address_word(uint64_t w) { return w >= (uint64_t(1) << 32) && w < (uint64_t(1) << 57); }
+/// KernelArg::value of the `size` bytes of an argument at `offset` in its
+/// kernel's parameter buffer (a hash leaves out its aligned address words,
+/// so that addresses that moved do not change it).
+std::string kernel_arg_value(const unsigned char* bytes, size_t size, size_t offset);
+
 /// Launch of a kernel node.
 struct KernelInfo {
   std::string demangled;  // demangled name; may be empty: see
@@ -117,6 +143,9 @@ struct KernelInfo {
   std::optional<Dim3> cluster;
   uint32_t shared_mem_bytes = 0;
   std::optional<uint64_t> function_handle;
+  // Its arguments, when the driver gave their layout and values (empty:
+  // not known, or none).
+  std::vector<KernelArg> args;
 };
 
 /// A memcpy node. kind is "HtoD", "DtoH", "DtoD", "HtoH" or "default".

@@ -42,6 +42,7 @@ std::vector<std::pair<std::string, std::string>> attach_environment(const Attach
   if (!c.origins) env.emplace_back("GRAPHSCOPE_ORIGINS", "0");
   if (!c.walk_at_destroy) env.emplace_back("GRAPHSCOPE_WALK_AT_DESTROY", "0");
   if (c.eager) env.emplace_back("GRAPHSCOPE_EAGER", "1");
+  if (c.liveness != AttachConfig().liveness) env.emplace_back("GRAPHSCOPE_LIVENESS", c.liveness);
   return env;
 }
 
@@ -86,6 +87,11 @@ AttachConfig attach_config_from(const std::function<const char*(const char*)>& g
   c.origins = number("GRAPHSCOPE_ORIGINS", 1) != 0;
   c.walk_at_destroy = number("GRAPHSCOPE_WALK_AT_DESTROY", 1) != 0;
   c.eager = number("GRAPHSCOPE_EAGER", 0) != 0;
+  if (const char* l = getenv("GRAPHSCOPE_LIVENESS"); l && *l) {
+    const std::string v = l;
+    if (v == "off" || v == "report" || v == "error") c.liveness = v;
+    else errors.push_back("GRAPHSCOPE_LIVENESS=" + v + " is not off, report or error; using report");
+  }
   if (const char* ids = getenv("GRAPHSCOPE_EXEC_IDS"); ids && *ids) {
     const std::string s = ids;
     for (size_t p = 0; p <= s.size();) {
@@ -243,6 +249,7 @@ std::optional<size_t> AttachSession::updated(size_t g, const GraphDocument& doc)
 }
 
 void AttachSession::unchanged_update(size_t g) { ++index_.graphs[g].unchanged_updates; }
+void AttachSession::update_not_recorded(size_t g) { ++index_.graphs[g].updates_not_recorded; }
 
 void AttachSession::counted(size_t g, double when_s) {
   AttachedGraph& x = index_.graphs[g];

@@ -50,6 +50,12 @@ struct AttachConfig {
   // replay and one per eager kernel or copy), for the ledger. graphscope
   // then stays attached. profile --exec records every record anyway.
   bool eager = false;
+  // GRAPHSCOPE_LIVENESS (--liveness): whether each replay's inputs are
+  // checked for memory freed since the graph's capture: "off", "report"
+  // (the findings in the index, the ledger) or "error" (as report, and
+  // such a replay's launch fails with cudaErrorIllegalState, where it goes
+  // through graphscope's preload library).
+  std::string liveness = "report";
 };
 
 /// The variables that carry config (numbers exactly: doubles as %.17g).
@@ -114,6 +120,8 @@ class AttachSession {
   std::optional<size_t> updated(size_t g, const GraphDocument& doc);
   /// An update call on g's exec graph changed nothing a document records.
   void unchanged_update(size_t g);
+  /// An update call of g's exec graph after its last recorded version.
+  void update_not_recorded(size_t g);
   static constexpr uint32_t kMaxExecVersions = 32;
 
   /// A launch of dumped graph g with this correlation id, when_s seconds

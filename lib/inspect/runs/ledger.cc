@@ -463,8 +463,11 @@ Ledger make_ledger(const std::string& run_dir) {
       }
       if (g.launches) g.replayed = *g.launches > 0;
       else if (work && versions[a.exec_graph_id] == 1) g.replayed = g.replays.value_or(0) > 0;
-      const auto [it, fresh] = shapes.emplace(shape_key(doc.root), lp.graphs.size());
-      if (!fresh && g.nodes) g.identical_to = it->second;
+      // Exec graphs alike (a version of one exec graph is not another graph).
+      if (a.version <= 1) {
+        const auto [it, fresh] = shapes.emplace(shape_key(doc.root), lp.graphs.size());
+        if (!fresh && g.nodes) g.identical_to = it->second;
+      }
       // The process's totals.
       auto add = [](auto& total, const auto& v) {
         if (v) total = total.value_or(0) + *v;
@@ -517,13 +520,14 @@ Ledger make_ledger(const std::string& run_dir) {
     }
     // Exec graphs' versions, each against the one before it.
     {
-      std::map<uint32_t, uint64_t> unchanged;
+      std::map<uint32_t, uint64_t> unchanged, unrecorded;
       std::map<uint32_t, size_t> last;  // exec graph id -> its latest version so far
       std::optional<GraphDocument> before;
       size_t before_i = SIZE_MAX;
       for (size_t i = 0; i < index.graphs.size(); ++i) {
         const AttachedGraph& a = index.graphs[i];
         if (a.unchanged_updates) unchanged[a.exec_graph_id] += a.unchanged_updates;
+        if (a.updates_not_recorded) unrecorded[a.exec_graph_id] += a.updates_not_recorded;
         const auto prev = last.find(a.exec_graph_id);
         const bool versioned = a.version > 1 && prev != last.end();
         if (versioned && lp.updates.size() < LedgerProcess::kUpdates) {
@@ -543,6 +547,17 @@ Ledger make_ledger(const std::string& run_dir) {
         last[a.exec_graph_id] = i;
       }
       lp.unchanged_updates.assign(unchanged.begin(), unchanged.end());
+      lp.updates_not_recorded.assign(unrecorded.begin(), unrecorded.end());
+    }
+    // Liveness findings and refused updates, their nodes said from the documents.
+    {
+      std::map<size_t, GraphDocument> read;
+      why_of(index, [&](size_t g) -> const GraphDocument& {
+        auto it = read.find(g);
+        if (it != read.end()) return it->second;
+        const RunFile file = dir.resolve(run, p, g, RunName::file);
+        return read.emplace(g, parse_graph(dir.read(file), file.path)).first->second;
+      }, lp);
     }
     if (work) {
       lp.work = work_of(*work, node_of);
@@ -738,6 +753,7 @@ std::string write_ledger_json(const Ledger& l) {
     }
     w.end_array();
     write_updates(w, p);
+    write_why(w, p);
     if (!p.launches_missed.empty()) w.key("launches_missed").value(p.launches_missed);
     w.key("costs").begin_object();
     if (p.capture_ms) w.key("capture_ms").value(*p.capture_ms);

@@ -101,6 +101,27 @@ struct LedgerRecapture {
     uint64_t nodes = 0;
   };
   std::vector<Change> changes;  // most nodes first
+  // Kernel arguments: whether both documents record them, and the
+  // addresses in them that moved (diff's moved_addresses: not changes).
+  bool args_compared = false;
+  uint64_t moved_addresses = 0, moved_address_nodes = 0;
+};
+
+/// A replay that touched memory freed since its graph's capture (the
+/// process index's finding, with its node said).
+struct LedgerLivenessFinding {
+  LivenessFinding f;
+  std::string node;  // "node 3 scale (Block.proj)": its kernel or type, module or Python line
+  std::string uses;  // "reads", "writes", "reads or writes"
+};
+struct LedgerLiveness {
+  std::string mode;
+  uint64_t watched = 0;
+  bool torch = false;
+  std::vector<LedgerLivenessFinding> findings;  // replayed after the free
+  uint64_t unreplayed = 0;  // findings whose exec graph was not launched after the free (no harm done)
+  uint64_t dropped = 0;
+  std::vector<std::string> notes;
 };
 
 /// An exec graph's version after the first (an update or a per-node setter
@@ -228,6 +249,11 @@ struct LedgerProcess {
   static constexpr size_t kUpdates = 256;
   std::vector<LedgerUpdate> updates;
   std::vector<std::pair<uint32_t, uint64_t>> unchanged_updates;  // (exec graph id, calls), by id
+  std::vector<std::pair<uint32_t, uint64_t>> updates_not_recorded;  // (exec graph id, calls after its last version)
+  // Updates the driver refused, the exec graph's node it named said
+  // (from_node_text filled from the exec graph's document).
+  std::vector<UpdateFailure> update_failures;
+  std::optional<LedgerLiveness> liveness;  // where the run checked it
   // Totals over its graphs of what their entries recorded (absent: none did).
   std::optional<double> capture_ms, instantiate_ms;
   uint64_t uploads = 0;

@@ -3,6 +3,7 @@
 // lib/inspect/runs.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "../core/json_writer.h"
@@ -33,5 +34,13 @@ void write_recaptures(JsonWriter& w, const LedgerFamily& f);
 /// A process's exec graph updates as text lines, and as the JSON member "updates".
 void format_updates(const LedgerProcess& p, std::string& out);
 void write_updates(JsonWriter& w, const LedgerProcess& p);
+
+/// The process's input liveness findings and refused updates
+/// (ledger_why.cc): made from its index, each node said from the exec
+/// graph's document (docs: the documents by index entry, read on demand);
+/// as text lines; as JSON members "liveness" and "update_failures".
+void why_of(const AttachIndex& index, const std::function<const GraphDocument&(size_t)>& doc, LedgerProcess& p);
+void format_why(const LedgerProcess& p, std::string& out);
+void write_why(JsonWriter& w, const LedgerProcess& p);
 
 }  // namespace graphscope

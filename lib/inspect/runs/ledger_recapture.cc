@@ -22,6 +22,13 @@ LedgerRecapture recapture_of(const GraphDocument& previous, const GraphDocument&
   for (const ChangeGroup& c : d.root.changed)
     for (const FieldChange& f : c.changes) changes[{f.field, f.a, f.b}] += c.nodes.size();
   for (const auto& [k, nodes] : changes) r.changes.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), nodes});
+  auto has_args = [](const GraphDocument& doc) {
+    for (const Node& n : doc.root.nodes)
+      if (n.kernel && !n.kernel->args.empty()) return true;
+    return false;
+  };
+  r.args_compared = has_args(previous) && has_args(g);
+  r.moved_addresses = d.root.moved_addresses, r.moved_address_nodes = d.root.moved_address_nodes;
   std::stable_sort(r.changes.begin(), r.changes.end(),
                    [](const LedgerRecapture::Change& a, const LedgerRecapture::Change& b) { return a.nodes > b.nodes; });
   return r;
@@ -48,7 +55,14 @@ std::string changed_text(const LedgerRecapture& r) {
     if (r.changes.size() > kChanges)
       parts.push_back(std::to_string(r.changes.size() - kChanges) +
                       (r.changes.size() - kChanges == 1 ? " more change" : " more changes"));
-    if (parts.empty()) parts.push_back("nothing diff compares changed (argument values and addresses are not compared)");
+    if (r.moved_addresses)
+      parts.push_back("addresses in " + std::to_string(r.moved_addresses) +
+                      (r.moved_addresses == 1 ? " kernel argument" : " kernel arguments") + " of " +
+                      std::to_string(r.moved_address_nodes) + (r.moved_address_nodes == 1 ? " node" : " nodes") +
+                      " moved");
+    if (parts.empty())
+      parts.push_back(r.args_compared ? "nothing diff compares changed (kernel arguments included)"
+                                      : "nothing diff compares changed (the documents record no kernel arguments)");
     for (size_t k = 0; k < parts.size(); ++k) line += (k ? ", " : " ") + parts[k];
   }
   return line;
@@ -56,7 +70,9 @@ std::string changed_text(const LedgerRecapture& r) {
 
 void write_diff(JsonWriter& w, const LedgerRecapture& r) {
   w.key("graph").value(uint64_t(r.graph)).key("previous").value(uint64_t(r.previous));
-  w.key("added").value(r.added).key("removed").value(r.removed).key("changes").begin_array();
+  w.key("added").value(r.added).key("removed").value(r.removed);
+  w.key("args_compared").value(r.args_compared).key("moved_addresses").value(r.moved_addresses);
+  w.key("moved_address_nodes").value(r.moved_address_nodes).key("changes").begin_array();
   for (const LedgerRecapture::Change& c : r.changes)
     w.begin_object().key("field").value(c.field).key("before").value(c.before).key("after").value(c.after)
         .key("nodes").value(c.nodes).end_object();
@@ -88,27 +104,49 @@ void write_recaptures(JsonWriter& w, const LedgerFamily& f) {
 }
 
 void format_updates(const LedgerProcess& p, std::string& out) {
-  if (p.updates.empty() && p.unchanged_updates.empty()) return;
+  if (p.updates.empty() && p.unchanged_updates.empty() && p.updates_not_recorded.empty()) return;
   constexpr size_t kShown = 12;
   out += "  exec graphs changed after instantiation (each version against the one before):\n";
-  for (size_t i = 0; i < p.updates.size() && i < kShown; ++i) {
+  // Versions of one exec graph in a row that changed alike (NVIDIA's
+  // jacobiCudaGraphs swaps two pointers at every step): one line.
+  size_t shown = 0, i = 0;
+  while (i < p.updates.size() && shown < kShown) {
     const LedgerUpdate& u = p.updates[i];
+    const std::string what = changed_text(u.diff);
+    size_t j = i + 1;
+    while (j < p.updates.size() && p.graphs[p.updates[j].diff.graph].exec_graph_id ==
+                                       p.graphs[u.diff.graph].exec_graph_id &&
+           p.updates[j].updated_by == u.updated_by && p.updates[j].not_recorded.empty() && u.not_recorded.empty() &&
+           changed_text(p.updates[j].diff) == what)
+      ++j;
     std::string by;
     for (size_t k = 0; k < u.updated_by.size(); ++k) by += (k ? ", " : "") + printable(u.updated_by[k]);
-    out += "    " + graph_label(p.graphs[u.diff.graph]) + (by.empty() ? "" : " (" + by + ")") + ":" + changed_text(u.diff) +
-           "\n";
+    std::string label = graph_label(p.graphs[u.diff.graph]);
+    if (j - i > 1)
+      label += "-v" + std::to_string(p.graphs[p.updates[j - 1].diff.graph].version) + " (" +
+               std::to_string(j - i) + " versions, each";
+    else if (!by.empty())
+      label += " (";
+    if (!by.empty()) label += (j - i > 1 ? " by " : "") + by;
+    if (j - i > 1 || !by.empty()) label += ")";
+    out += "    " + label + ":" + what + "\n";
     for (const std::string& n : u.not_recorded) out += "      not recorded: " + printable(n) + "\n";
+    ++shown;
+    i = j;
   }
-  if (p.updates.size() > kShown)
-    out += "    and " + std::to_string(p.updates.size() - kShown) + " more versions (--json has them)\n";
+  if (i < p.updates.size())
+    out += "    and " + std::to_string(p.updates.size() - i) + " more versions (--json has them)\n";
   // Updates that changed nothing: one line an exec graph, however many.
   for (const auto& [id, calls] : p.unchanged_updates)
     out += "    exec graph " + std::to_string(id) + ": " + std::to_string(calls) +
            (calls == 1 ? " update call" : " update calls") + " changed nothing recorded\n";
+  for (const auto& [id, calls] : p.updates_not_recorded)
+    out += "    exec graph " + std::to_string(id) + ": " + std::to_string(calls) +
+           (calls == 1 ? " update call" : " update calls") + " after its last recorded version, not recorded\n";
 }
 
 void write_updates(JsonWriter& w, const LedgerProcess& p) {
-  if (p.updates.empty() && p.unchanged_updates.empty()) return;
+  if (p.updates.empty() && p.unchanged_updates.empty() && p.updates_not_recorded.empty()) return;
   w.key("updates").begin_array();
   for (const LedgerUpdate& u : p.updates) {
     w.begin_object();
@@ -128,6 +166,12 @@ void write_updates(JsonWriter& w, const LedgerProcess& p) {
   for (const auto& [id, calls] : p.unchanged_updates)
     w.begin_object().key("exec_graph_id").value(uint64_t(id)).key("calls").value(calls).end_object();
   w.end_array();
+  if (!p.updates_not_recorded.empty()) {
+    w.key("updates_not_recorded").begin_array();
+    for (const auto& [id, calls] : p.updates_not_recorded)
+      w.begin_object().key("exec_graph_id").value(uint64_t(id)).key("calls").value(calls).end_object();
+    w.end_array();
+  }
 }
 
 }  // namespace graphscope

@@ -424,6 +424,7 @@ std::string format_ledger(const Ledger& l) {
         out += "  " + graph_name(p.graphs[i]) + " is identical to " +
                graph_name(p.graphs[*p.graphs[i].identical_to]) + ": one executable graph would have done\n";
     format_updates(p, out);
+    format_why(p, out);
     if (p.work) work(p, *p.work, out);
     format_ledger_torch(p, out);
   }

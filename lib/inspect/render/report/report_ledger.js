@@ -137,7 +137,9 @@ function graphscopeLedgerPage(h) {
     if (r.removed) parts.push(plural(r.removed, 'node', 'nodes') + ' fewer');
     for (const c of r.changes.slice(0, 3)) parts.push(c.nodes + (c.nodes === 1 ? ' node\u2019s ' : ' nodes\u2019 ') + c.field + ' ' + c.before + ' \u2192 ' + c.after);
     if (r.changes.length > 3) parts.push((r.changes.length - 3) + ' more');
-    return parts.length ? parts.join(', ') : 'nothing diff compares changed (argument values and addresses are not compared)';
+    if (r.moved_addresses) parts.push('addresses in ' + plural(r.moved_addresses, 'kernel argument', 'kernel arguments') + ' of ' + plural(r.moved_address_nodes, 'node', 'nodes') + ' moved');
+    if (parts.length) return parts.join(', ');
+    return r.args_compared ? 'nothing diff compares changed (kernel arguments included)' : 'nothing diff compares changed (the documents record no kernel arguments)';
   }
   // Exec graphs changed after instantiation.
   function updates(p, k) {
@@ -149,6 +151,48 @@ function graphscopeLedgerPage(h) {
     }
     for (const x of p.unchanged_updates || [])
       box.append(line('exec graph ' + x.exec_graph_id + ': ' + plural(x.calls, 'update call', 'update calls') + ' changed nothing recorded', 'muted'));
+    for (const x of p.updates_not_recorded || [])
+      box.append(line('exec graph ' + x.exec_graph_id + ': ' + plural(x.calls, 'update call', 'update calls') + ' after its last recorded version, not recorded', 'muted'));
+    return box;
+  }
+
+  // Updates the driver refused, and replays that touched memory freed since their capture.
+  function why(p, k) {
+    const box = el('div', { class: 'gs-ledger-why' });
+    const byId = (id) => p.graphs.findIndex((g) => g.exec_graph_id === id);
+    if (p.update_failures && p.update_failures.length) {
+      box.append(el('div', { class: 'gs-ledger-sub', text: 'updates the driver refused' }));
+      for (const u of p.update_failures) {
+        const gi = u.exec_graph_id === null ? -1 : byId(u.exec_graph_id);
+        const d = el('div', { class: 'gs-ledger-line gs-ledger-refused' },
+          gi >= 0 ? graphLink(k, gi, 'exec graph ' + u.exec_graph_id) : 'an exec graph',
+          ': ' + u.call + ' failed with ' + u.error + (u.result ? ' (' + u.result + ')' : '') +
+          (u.from_node_text ? ', at its ' + u.from_node_text : '') + (u.node_text ? ', the offered graph\u2019s node ' + u.node_text : '') +
+          (!u.from_node_text && !u.node_text && u.result ? '; the driver named no node' : '') + (u.count > 1 ? ', ' + u.count + ' times' : ''));
+        box.append(d);
+      }
+    }
+    const l = p.liveness;
+    if (l) {
+      box.append(el('div', { class: 'gs-ledger-sub', text: 'input liveness (--liveness=' + l.mode + ')' }));
+      box.append(line(plural(l.watched, 'address', 'addresses') + ' watched in the graphs\u2019 arguments and copies' +
+        (l.torch ? ', PyTorch\u2019s caching allocator watched' : '') + '; ' +
+        (l.findings.length ? plural(l.findings.length, 'finding', 'findings') : 'no replay touched memory freed since its capture'), l.findings.length ? '' : 'muted'));
+      for (const f of l.findings) {
+        const gi = byId(f.exec_graph_id);
+        const d = el('div', { class: 'gs-ledger-line gs-ledger-finding' }, el('b', { text: 'replay ' + f.first_replay }), ' of ',
+          gi >= 0 ? graphLink(k, gi, 'exec graph ' + f.exec_graph_id) : 'exec graph ' + f.exec_graph_id,
+          ' ' + f.uses + ' memory freed' + (f.freed_at ? ' at ' + f.freed_at : '') + ' (');
+        const pg = gi >= 0 ? pageGraph(k, gi) : -1;
+        d.append(pg >= 0 ? el('span', { class: 'link', title: 'show the node on this page', onclick: () => openGraph(pg, f.node) }, f.node_text) : f.node_text);
+        d.append(', argument ' + f.arg + (f.offset ? ' at byte ' + f.offset : '') + ', address 0x' + f.address.toString(16) +
+          (f.allocated_at ? '; allocated at ' + f.allocated_at : '') + (f.reused ? '; handed out again' + (f.reused_at ? ' at ' + f.reused_at : '') : '') +
+          '): ' + plural(f.replays, 'launch', 'launches') + ' since the free' + (f.refused ? ', ' + f.refused + ' refused' : ''));
+        box.append(d);
+      }
+      if (l.unreplayed) box.append(line(plural(l.unreplayed, 'allocation', 'allocations') + ' a graph holds ' + (l.unreplayed === 1 ? 'was' : 'were') + ' freed while it lived, the graph not launched after: no harm done', 'muted'));
+      for (const n of l.notes || []) box.append(line('note: ' + n, 'note'));
+    }
     return box;
   }
 
@@ -444,7 +488,9 @@ function graphscopeLedgerPage(h) {
         box.append(el('div', { class: 'gs-ledger-line' }, graphLink(k, i, graphName(g)), ' is identical to ',
           graphLink(k, g.identical_to, graphName(p.graphs[g.identical_to])), ': one executable graph would have done'));
     });
-    if ((p.updates && p.updates.length) || (p.unchanged_updates && p.unchanged_updates.length)) box.append(updates(p, k));
+    if ((p.updates && p.updates.length) || (p.unchanged_updates && p.unchanged_updates.length) ||
+        (p.updates_not_recorded && p.updates_not_recorded.length)) box.append(updates(p, k));
+    if (p.liveness || (p.update_failures && p.update_failures.length)) box.append(why(p, k));
     if (p.work) box.append(work(p, k));
     if (p.torch) box.append(torchRecords(p, k));
     return box;
