@@ -211,8 +211,8 @@ int run_update(int replays, int pause) {
   kp.kernelParams = args;
   CK(cudaGraphExecKernelNodeSetParams(e, first_kernel, &kp));
   replay(e, "version 3 (memset 10, first kernel scale x2)", 22, 22);
-  // A setter that changes nothing graphscope records (same function, grid,
-  // block; only an argument differs): an update without a new version.
+  // A setter that changes only an argument (same function, grid, block):
+  // a version whose document shows the new argument value.
   mul = 3;
   idle();
   CK(cudaGraphExecKernelNodeSetParams(e, first_kernel, &kp));

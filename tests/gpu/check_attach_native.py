@@ -101,23 +101,29 @@ if case == "threads":
     print(f"threads: {len(graphs)} graphs, shapes {dict(shapes)}, every kernel with an origin")
 
 elif case in ("update", "update_profile", "update_idle"):
-    if len(graphs) != 3:
-        bad(f"{len(graphs)} index entries, expected 3 versions of one exec graph")
+    # Kernel arguments are recorded (issue 46): the last, argument-only
+    # setter (mul 2 -> 3) is a version of its own.
+    if len(graphs) != 4:
+        bad(f"{len(graphs)} index entries, expected 4 versions of one exec graph")
     else:
-        v1, v2, v3 = graphs
+        v1, v2, v3, v4 = graphs
         if len({g["exec_graph_id"] for g in graphs}) != 1:
             bad("the versions name different exec graphs")
-        if [g.get("version", 1) for g in graphs] != [1, 2, 3]:
+        if [g.get("version", 1) for g in graphs] != [1, 2, 3, 4]:
             bad(f"versions {[g.get('version', 1) for g in graphs]}")
-        if not (v1.get("superseded") and v2.get("superseded") and not v3.get("superseded")):
+        if not (v1.get("superseded") and v2.get("superseded") and v3.get("superseded") and not v4.get("superseded")):
             bad("superseded marks wrong")
         if v2.get("updated_by") != ["cuGraphExecUpdate"]:
             bad(f"version 2 updated_by {v2.get('updated_by')}")
         if sorted(v3.get("updated_by", [])) != ["cuGraphExecKernelNodeSetParams", "cuGraphExecMemsetNodeSetParams"]:
             bad(f"version 3 updated_by {v3.get('updated_by')}")
-        if v3.get("unchanged_updates") != 1:
-            bad(f"version 3 unchanged_updates {v3.get('unchanged_updates')}, expected 1 (the argument-only setter)")
+        if v4.get("updated_by") != ["cuGraphExecKernelNodeSetParams"]:
+            bad(f"version 4 updated_by {v4.get('updated_by')}")
         d1, d2, d3 = v1["doc"], v2["doc"], v3["doc"]
+        a3 = [a[2] for a in kernels(d3)[0]["kernel"].get("args", [])] if kernels(d3) else []
+        a4 = [a[2] for a in kernels(v4["doc"])[0]["kernel"].get("args", [])] if kernels(v4["doc"]) else []
+        if len(a3) != 3 or len(a4) != 3 or a3[2] != "0x2" or a4[2] != "0x3" or a3[:2] != a4[:2]:
+            bad(f"scale_kernel's arguments {a3} -> {a4}, expected only the multiplier 0x2 -> 0x3 to change")
         if {tuple(k["kernel"]["grid"]) for k in kernels(d1)} != {(1, 1, 1)}:
             bad("version 1 does not show grid 1")
         if {tuple(k["kernel"]["grid"]) for k in kernels(d2)} != {(4, 1, 1)}:
