@@ -11,6 +11,8 @@
 #   eager    graphscope capture --exec --eager: also every eager kernel and
 #            copy and a record per replay (stays attached)
 #   profile  graphscope profile --exec: every record, replays analysed
+#   noliveness  capture --exec --liveness=off: what input liveness costs
+#            (issue 46), capture against it
 #   plain2   no graphscope again: the harness's A/A control
 # Metric: the program's own time of its loop (loop_s in its timing file),
 # and the whole process's wall time.
@@ -30,7 +32,7 @@ for app in "serving_app.py --steps 3000" "eager_app.py --steps 2000"; do
   py="$(q python3 "$apps/${app%% *}") ${app#* } --timing \"\$GS_RUN_DIR/timing.json\""
   att() { printf '%s --out-dir "$GS_RUN_DIR/dump" -- %s' "$(q "$gs" "$@")" "$py"; }
   configs=("plain=$py" "capture=$(att capture --exec)" "eager=$(att capture --exec --eager)"
-           "profile=$(att profile --exec -o /dev/null)")
+           "profile=$(att profile --exec -o /dev/null)" "noliveness=$(att capture --exec --liveness=off)")
   if [ -n "${GS_BENCH_CONFIGS:-}" ]; then
     kept=()
     for c in "${configs[@]}"; do

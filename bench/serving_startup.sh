@@ -22,6 +22,7 @@
 # alone; these diagnostics run only so:
 #   inline   capture --exec with GRAPHSCOPE_WALK_AT_DESTROY=0
 #   noorig   capture --exec --no-origins
+#   noliveness  capture --exec --liveness=off (what input liveness costs: capture against it)
 #   eager    no graphscope, CUDA_MODULE_LOADING=EAGER
 #   nodes    the bare injection library's GS_BARE_MODE=nodes (a subscriber
 #            whose three node callbacks do nothing)
@@ -68,6 +69,7 @@ declare -A cmd=(
   [base]=$(att "$(q env GRAPHSCOPE_INJECTION_LIBRARY="${GS_BENCH_BASELINE_INJECT:-}" "$gs" capture --exec)")
   [inline]=$(att "$(q env GRAPHSCOPE_WALK_AT_DESTROY=0 "$gs" capture --exec)")
   [noorig]=$(att "$(q "$gs" capture --exec --no-origins)")
+  [noliveness]=$(att "$(q "$gs" capture --exec --liveness=off)")
   [eager]="$(q env CUDA_MODULE_LOADING=EAGER) $py"
   [nodes]="$(q env GS_BARE_MODE=nodes CUDA_INJECTION64_PATH="$bare") $py"
 )
