@@ -581,6 +581,13 @@ extern "C" __attribute__((visibility("default"))) int graphscope_graph_launch(vo
   return graphscope::inject::Injection::instance().preload_launch(static_cast<CUgraphExec>(exec)) ? 1 : 0;
 }
 
+// Called by the preload library for an allocation (alloc 1) or free (0)
+// while graphscope rests.
+extern "C" __attribute__((visibility("default"))) void graphscope_rest_memory(int alloc, unsigned long long ptr,
+                                                                               unsigned long long size) {
+  graphscope::inject::Injection::instance().rest_memory(alloc != 0, ptr, size);
+}
+
 // Called by the Python hook (lib/inject/python-hook) for each block
 // PyTorch's caching allocator hands out and takes back, and once to say
 // whether it could watch them (why: null, or why not).

@@ -241,6 +241,7 @@ class Injection {
  public:
   void torch_memory(uint64_t ptr, bool alloc) noexcept;
   void torch_watch(const char* why) noexcept;
+  void rest_memory(bool alloc, uint64_t ptr, uint64_t size) noexcept;
 
  private:
   void enable_memory_callbacks();

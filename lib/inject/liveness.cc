@@ -230,6 +230,17 @@ void Injection::torch_memory(uint64_t ptr, bool alloc) noexcept {
   }
 }
 
+// The preload library's allocations and frees while graphscope rests.
+void Injection::rest_memory(bool alloc, uint64_t ptr, uint64_t size) noexcept {
+  if (!liveness_on_ || finished_ || forked_child || !ptr) return;
+  try {
+    const uint32_t site = memory_site();
+    if (alloc) liveness_.allocated(LivenessTracker::Source::driver, ptr, size, site, false);
+    else liveness_.freed(LivenessTracker::Source::driver, ptr, 0, site);
+  } catch (...) {
+  }
+}
+
 // The Python hook's word: PyTorch's allocator is watched (why == null), or
 // could not be.
 void Injection::torch_watch(const char* why) noexcept {

@@ -44,6 +44,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 namespace {
@@ -300,6 +301,46 @@ GS_LAUNCH(Result, "libcudart.so", kRuntimeMissing, cudaGraphLaunch)
 GS_LAUNCH(Result, "libcudart.so", kRuntimeMissing, cudaGraphLaunch_ptsz)
 GS_LAUNCH(Result, "libcuda.so", kDriverMissing, cuGraphLaunch)
 GS_LAUNCH(Result, "libcuda.so", kDriverMissing, cuGraphLaunch_ptsz)
+
+// Allocations and frees while graphscope rests (CUPTI let go, so its
+// callbacks do not see them): handed to the injection library's input
+// liveness (graphscope_rest_memory); while attached, CUPTI's callbacks see
+// them and these forward alone. A free is told before the real call (the
+// allocation is still there), an allocation after it.
+using MemoryHook = void (*)(int, unsigned long long, unsigned long long);
+static std::atomic<MemoryHook> memory_hook{nullptr};
+static void memory(int alloc, unsigned long long ptr, unsigned long long size) {
+  if (!resting.load(std::memory_order_relaxed) || !ptr) return;
+  if (MemoryHook f = hook(memory_hook, "graphscope_rest_memory")) f(alloc, ptr, size);
+}
+extern "C" __attribute__((visibility("default"))) Result cudaMalloc(void** p, size_t size) {
+  static std::atomic<void*> cache{nullptr};
+  auto f = real<Result (*)(void**, size_t)>(cache, "cudaMalloc", "libcudart.so");
+  if (!f) return kRuntimeMissing;
+  const Result r = f(p, size);
+  if (r == 0 && p) memory(1, reinterpret_cast<uintptr_t>(*p), size);
+  return r;
+}
+extern "C" __attribute__((visibility("default"))) Result cudaFree(void* p) {
+  static std::atomic<void*> cache{nullptr};
+  memory(0, reinterpret_cast<uintptr_t>(p), 0);
+  auto f = real<Result (*)(void*)>(cache, "cudaFree", "libcudart.so");
+  return f ? f(p) : kRuntimeMissing;
+}
+extern "C" __attribute__((visibility("default"))) Result cuMemAlloc_v2(unsigned long long* p, size_t size) {
+  static std::atomic<void*> cache{nullptr};
+  auto f = real<Result (*)(unsigned long long*, size_t)>(cache, "cuMemAlloc_v2", "libcuda.so");
+  if (!f) return kDriverMissing;
+  const Result r = f(p, size);
+  if (r == 0 && p) memory(1, *p, size);
+  return r;
+}
+extern "C" __attribute__((visibility("default"))) Result cuMemFree_v2(unsigned long long p) {
+  static std::atomic<void*> cache{nullptr};
+  memory(0, p, 0);
+  auto f = real<Result (*)(unsigned long long)>(cache, "cuMemFree_v2", "libcuda.so");
+  return f ? f(p) : kDriverMissing;
+}
 
 // Called by the injection library: walks at destroy on or off.
 extern "C" __attribute__((visibility("default"))) void graphscope_preload_defer(int on) {

@@ -19,6 +19,9 @@
 //                      what out2 holds: the new buffer's values times k
 //                      ("replay N read the reallocated buffer: yes") means
 //                      the replay read memory the program freed
+//   stale_input free_idle   the same after 3 s without a new graph (an
+//                      attached graphscope rests meanwhile: the free and
+//                      the allocation reach it through its preload library)
 //
 // One line per replay; a last line `replays R`, the replays that launched.
 // Exit codes: 0 done (in free mode whatever the stale replays read), 1 wrong
@@ -30,6 +33,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -96,8 +100,8 @@ __attribute__((noinline)) float* reuse_memory(const std::vector<float>& h) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (argc != 2 || (mode != "ok" && mode != "free")) {
-    std::fprintf(stderr, "usage: stale_input ok|free\n");
+  if (argc != 2 || (mode != "ok" && mode != "free" && mode != "free_idle")) {
+    std::fprintf(stderr, "usage: stale_input ok|free|free_idle\n");
     return 2;
   }
   cudaStream_t s;
@@ -150,6 +154,9 @@ int main(int argc, char** argv) {
     for (int r = 0; r < 2; ++r)
       if (!checked(second, "input refilled")) return 4;
   } else {
+    // free_idle: 3 s without a new graph first, as a server idle between
+    // requests (an attached graphscope lets go of CUPTI after 2 s).
+    if (mode == "free_idle") sleep(3);
     const void* old = in;
     drop_input(in);
     in = nullptr;

@@ -5,6 +5,8 @@
 #    input freed in drop_input and handed out again in reuse_memory is found
 #    at replay 4 under capture --exec; under --liveness=error (shared
 #    runtime) that launch is refused, the program sees the error (exit 4);
+#    stale_input_shared free_idle: the same free after graphscope let go of
+#    CUPTI (idle 3 s), seen through its preload library;
 #    stale_input ok: no finding;
 #  - samples/apps/exec_update fail: the two updates CUDA refuses, with the
 #    driver's results; exec_update ok: versions whose arguments changed and
@@ -40,6 +42,11 @@ for exe in stale_input_shared stale_input; do
   run $exe.ok 0 capture --exec -- "$apps/$exe" ok && check none "$work/$exe.ok"
 done
 if [ -x "$apps/stale_input_shared" ]; then
+  # The free while graphscope rests (idle 3 s: CUPTI let go), seen through the preload library.
+  run stale_input_shared.free_idle 0 capture --exec -- "$apps/stale_input_shared" free_idle &&
+    check stale_native "$work/stale_input_shared.free_idle"
+  grep -qs '"let_go_count": [1-9]' "$work"/stale_input_shared.free_idle/pid-*/index.json ||
+    { echo "FAIL stale_input_shared.free_idle: graphscope did not let go of CUPTI in the idle time"; status=1; }
   run stale_input_shared.error 4 capture --exec --liveness=error -- "$apps/stale_input_shared" free &&
     check stale_native "$work/stale_input_shared.error" refused
   grep -q "cudaGraphLaunch failed" "$work/stale_input_shared.error.log" ||
