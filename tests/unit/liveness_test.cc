@@ -214,3 +214,21 @@ TEST_CASE("liveness: a driver allocation that holds PyTorch's blocks is PyTorch'
   t.freed(S::driver, 0x7b0000000000, 0, 3);
   CHECK_FALSE(t.lost(0xd));
 }
+
+TEST_CASE("liveness: the history of freed blocks keeps the newest kMaxHistory") {
+  LivenessTracker t;
+  using S = LivenessTracker::Source;
+  const uint64_t seg = 0x7a0000000000, n = LivenessTracker::kMaxHistory + 1000;
+  t.allocated(S::driver, seg, n * 512 + 512, 1, false);
+  const uint64_t since = t.allocations();
+  for (uint64_t i = 0; i < n; ++i) {
+    t.allocated(S::torch, seg + i * 512, 0, 2, false);
+    t.freed(S::torch, seg + i * 512, 0, 3);
+  }
+  // The oldest free is out of the history: an address in it resolves to no
+  // block that lost memory since (not watched); the newest still is (found).
+  t.watch(0x1, 1, {{0, 0, 0, seg + 16}}, since);
+  CHECK_FALSE(t.lost(0x1));
+  t.watch(0x2, 2, {{0, 0, 0, seg + (n - 1) * 512 + 16}}, since);
+  CHECK(t.lost(0x2));
+}

@@ -1,6 +1,7 @@
 #include "liveness.h"
 
 #include <algorithm>
+#include <deque>
 #include <iterator>
 
 namespace graphscope {
@@ -15,14 +16,25 @@ typename Map::const_iterator at_or_below(const Map& m, uint64_t a) {
   return std::prev(it);
 }
 
-// Keeps a history map to at most n entries, the oldest (smallest seq) out first.
+// Keeps a history map to at most n entries, the oldest out first: `order`
+// holds (base, seq) in the order they went in; an entry whose seq no longer
+// matches was replaced or erased since, and is skipped. Amortized O(log n).
 template <class Map, class Seq>
-void bound(Map& m, size_t n, Seq seq) {
-  while (m.size() > n) {
-    auto oldest = m.begin();
-    for (auto it = m.begin(); it != m.end(); ++it)
-      if (seq(it->second) < seq(oldest->second)) oldest = it;
-    m.erase(oldest);
+void bound(Map& m, std::deque<std::pair<uint64_t, uint64_t>>& order, size_t n, Seq seq) {
+  while (m.size() > n && !order.empty()) {
+    const auto [base, q] = order.front();
+    order.pop_front();
+    auto it = m.find(base);
+    if (it != m.end() && seq(it->second) == q) m.erase(it);
+  }
+  // Entries no longer in the map, once they are most of the queue.
+  if (order.size() > 2 * n + 1024) {
+    std::deque<std::pair<uint64_t, uint64_t>> kept;
+    for (const auto& e : order) {
+      auto it = m.find(e.first);
+      if (it != m.end() && seq(it->second) == e.second) kept.push_back(e);
+    }
+    order.swap(kept);
   }
 }
 
@@ -54,7 +66,8 @@ void LivenessTracker::freed(Source s, uint64_t base, uint64_t size, uint32_t sit
   b.erase(it);
   if (s == Source::torch && blk.in_capture) {
     pool_[base] = seq;
-    bound(pool_, kMaxHistory, [](uint64_t q) { return q; });
+    pool_order_.emplace_back(base, seq);
+    bound(pool_, pool_order_, kMaxHistory, [](uint64_t q) { return q; });
     return;
   }
   auto& history = s == Source::torch ? freed_torch_ : freed_driver_;
@@ -65,7 +78,9 @@ void LivenessTracker::freed(Source s, uint64_t base, uint64_t size, uint32_t sit
     const Watch& x = watches_[w->second];
     if (!x.dead && x.source == s && x.block_seq == blk.seq) lose(w->second, f);
   }
-  bound(history, kMaxHistory, [](const Freed& x) { return x.freed_seq; });
+  auto& order = s == Source::torch ? freed_torch_order_ : freed_driver_order_;
+  order.emplace_back(base, seq);
+  bound(history, order, kMaxHistory, [](const Freed& x) { return x.freed_seq; });
 }
 
 bool LivenessTracker::resolve(uint64_t a, uint64_t since, Resolved* r) const {

@@ -22,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <atomic>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -127,12 +128,17 @@ class LivenessTracker {
   Blocks driver_, torch_;
   std::map<uint64_t, Freed> freed_torch_, freed_driver_;  // since freed, until handed out again
   std::map<uint64_t, uint64_t> pool_;  // capture-time torch blocks since freed: base -> seq
+  // The order the history maps' entries went in (base, seq), to drop the oldest.
+  std::deque<std::pair<uint64_t, uint64_t>> freed_torch_order_, freed_driver_order_, pool_order_;
   std::vector<Watch> watches_;
   std::multimap<uint64_t, size_t> by_block_;  // block base -> watches
   std::unordered_map<uint64_t, Exec> execs_;
   std::vector<Finding> findings_;
   std::map<std::pair<uint32_t, uint64_t>, size_t> finding_at_;  // (exec graph id, block) -> finding
   uint64_t dropped_ = 0, watched_ = 0;
+ public:
+  /// The most freed allocations kept per history (PyTorch's, the driver's,
+  /// the capture pools'), the oldest dropped first.
   static constexpr size_t kMaxHistory = size_t(1) << 16;
 };
 
