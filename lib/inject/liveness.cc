@@ -67,6 +67,19 @@ const std::vector<uint8_t>& memory_calls() {
   return kinds;
 }
 
+// An allocation call's result at its exit: the address it wrote (dptr, or
+// pp for pinned host memory) and the size asked for.
+template <typename P>
+void device_allocation(const P* a, uint64_t& base, uint64_t& size) {
+  if (a->dptr) base = *a->dptr;
+  size = a->bytesize;
+}
+template <typename P>
+void host_allocation(const P* a, uint64_t& base, uint64_t& size) {
+  if (a->pp) base = reinterpret_cast<uintptr_t>(*a->pp);
+  size = a->bytesize;
+}
+
 // The place of an allocation or free on this thread: its Python line, else
 // its native caller (a thread without Python is told apart by its return
 // addresses, read here: allocation calls are few and slow).
@@ -167,46 +180,16 @@ void Injection::on_memory(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) n
     if (!ok) return;
     uint64_t base = 0, size = 0;
     switch (kind) {
-      case kAlloc: {
-        const auto* a = static_cast<const cuMemAlloc_v2_params*>(p);
-        if (a->dptr) base = *a->dptr;
-        size = a->bytesize;
-        break;
-      }
+      case kAlloc: device_allocation(static_cast<const cuMemAlloc_v2_params*>(p), base, size); break;
+      case kAllocManaged: device_allocation(static_cast<const cuMemAllocManaged_params*>(p), base, size); break;
+      case kAllocAsync: device_allocation(static_cast<const cuMemAllocAsync_params*>(p), base, size); break;
+      case kAllocFromPool: device_allocation(static_cast<const cuMemAllocFromPoolAsync_params*>(p), base, size); break;
+      case kAllocHost: host_allocation(static_cast<const cuMemAllocHost_v2_params*>(p), base, size); break;
+      case kHostAlloc: host_allocation(static_cast<const cuMemHostAlloc_params*>(p), base, size); break;
       case kAllocPitch: {
         const auto* a = static_cast<const cuMemAllocPitch_v2_params*>(p);
         if (a->dptr) base = *a->dptr;
         if (a->pPitch) size = *a->pPitch * a->Height;
-        break;
-      }
-      case kAllocManaged: {
-        const auto* a = static_cast<const cuMemAllocManaged_params*>(p);
-        if (a->dptr) base = *a->dptr;
-        size = a->bytesize;
-        break;
-      }
-      case kAllocAsync: {
-        const auto* a = static_cast<const cuMemAllocAsync_params*>(p);
-        if (a->dptr) base = *a->dptr;
-        size = a->bytesize;
-        break;
-      }
-      case kAllocFromPool: {
-        const auto* a = static_cast<const cuMemAllocFromPoolAsync_params*>(p);
-        if (a->dptr) base = *a->dptr;
-        size = a->bytesize;
-        break;
-      }
-      case kAllocHost: {
-        const auto* a = static_cast<const cuMemAllocHost_v2_params*>(p);
-        if (a->pp) base = reinterpret_cast<uintptr_t>(*a->pp);
-        size = a->bytesize;
-        break;
-      }
-      case kHostAlloc: {
-        const auto* a = static_cast<const cuMemHostAlloc_params*>(p);
-        if (a->pp) base = reinterpret_cast<uintptr_t>(*a->pp);
-        size = a->bytesize;
         break;
       }
       default: return;
